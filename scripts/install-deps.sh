@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# install-deps.sh — installs gpublur's build and test dependencies from Debian's packages.
+# The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc) is a prerequisite installed separately.
+set -euo pipefail
+
+packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+cuda_home="${CUDA_HOME:-/usr/local/cuda}"
+if [ ! -f "$cuda_home/include/nvrtc.h" ]; then
+  echo "install-deps: the CUDA 13 toolkit was not found under $cuda_home (set CUDA_HOME)" >&2
+  exit 1
+fi

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# test.sh — the whole test suite from a fresh clone: dependencies, configure, build, CTest.
+# GPU tests run where a GPU is present and are reported as skipped elsewhere.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+cmake --preset ci
+cmake --build --preset ci -j "$(nproc)"
+ctest --preset ci
