@@ -1,0 +1,62 @@
+// errors.hpp — the exception hierarchy gpublur throws and the exit codes main maps it to.
+// Every message is written for the user: "<what>: <why>", with a hint where one helps.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace gpublur {
+
+/// Process exit codes, documented in --help and the README.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitFailure = 1,  // I/O, CUDA, NVRTC and internal errors
+  kExitUsage = 2,    // bad command line: fix the arguments and run again
+};
+
+/// Base of every gpublur error; what() is the text after "gpublur: error: ".
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+  virtual int exit_code() const noexcept { return kExitFailure; }
+};
+
+/// The command line asked for something impossible; exit code 2.
+class UsageError : public Error {
+ public:
+  using Error::Error;
+  int exit_code() const noexcept override { return kExitUsage; }
+};
+
+/// Reading or writing a file failed, or an image is unusable.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A CUDA Driver API call failed; the message names the CUresult and what gpublur was doing.
+class CudaError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// NVRTC rejected the generated source. Carries the compiler's log and options.
+class CompileError : public Error {
+ public:
+  CompileError(const std::string& what, std::string log, std::string options)
+      : Error(what), log_(std::move(log)), options_(std::move(options)) {}
+  const std::string& log() const noexcept { return log_; }
+  const std::string& options() const noexcept { return options_; }
+
+ private:
+  std::string log_;
+  std::string options_;
+};
+
+/// A broken invariant inside gpublur: a bug to report, never the user's fault.
+class InternalError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace gpublur

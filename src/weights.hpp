@@ -1,0 +1,49 @@
+// weights.hpp — Gaussian (size, sigma) -> integer taps that sum to exactly 1 << kWeightBits.
+// Pure and thread-safe. The fixed-point arithmetic every blur path shares is defined here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpublur {
+
+/// Each axis' taps sum to exactly 2^16, so a constant image stays exactly constant.
+constexpr int kWeightBits = 16;
+/// Fractional bits kept in the intermediate between the vertical and the horizontal pass.
+constexpr int kIntermediateFracBits = 8;
+/// The largest --size accepted: radius 2047. Far beyond any useful blur, small enough that
+/// one GPU block's halo row fits in shared memory.
+constexpr int kMaxKernelSize = 4095;
+
+// The arithmetic, for 8-bit samples p (0..255) and taps q with sum(q) = 2^16:
+//   vertical:   a = sum_j q_j * p_j          <= 255 * 2^16           < 2^24 (exact even in FP32)
+//               m = (a + 2^7) >> 8           <= 65280                 fits 16 bits
+//   horizontal: b = sum_i q_i * m_i          <= 65280 * 2^16 + 2^23  < 2^32 (uint32 exact)
+//               out = (b + 2^23) >> 24       <= 255
+// A constant c gives a = c * 2^16, m = c * 2^8, b = c * 2^24, out = c: exactly constant.
+// Both roundings are to nearest, never truncation (truncation darkens).
+
+/// Integer taps of one axis, index 0 is offset -radius. Symmetric.
+struct Weights {
+  int size = 1;                     // odd, 2 * radius + 1
+  double sigma = 0;                 // the sigma the taps were computed from
+  std::vector<std::uint32_t> taps;  // size entries, sum exactly 1 << kWeightBits
+  int radius() const { return size / 2; }
+};
+
+/// Size from sigma: 2 * ceil(3 * sigma) + 1 (covers +-3 sigma, 99.7% of the mass).
+int size_for_sigma(double sigma);
+/// Sigma from size: OpenCV's 0.3 * ((size - 1) * 0.5 - 1) + 0.8.
+double sigma_for_size(int size);
+
+/// Taps of the Gaussian exp(-x^2 / (2 sigma^2)) truncated to |x| <= size / 2, renormalised to
+/// sum 2^16, then made integers that sum to exactly 2^16 and stay symmetric: each off-centre
+/// tap is the floor or ceiling of its ideal value (largest remainders rounded up), the centre
+/// one of the two even numbers around its ideal, whichever set is nearer the ideal in L1.
+/// Preconditions (checked by the CLI; violated ones throw InternalError): size odd in
+/// 1..kMaxKernelSize, sigma finite and > 0.
+Weights make_weights(int size, double sigma);
+
+}  // namespace gpublur
