@@ -1,0 +1,124 @@
+// image_io.cpp — stb wrappers: read from memory, encode to memory, write atomically.
+#include "image_io.hpp"
+
+#include <stb_image.h>
+#include <stb_image_write.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <fstream>
+#include <memory>
+
+#include "atomic_file.hpp"
+#include "errors.hpp"
+
+namespace gpublur {
+namespace {
+
+std::string lower_extension(std::string_view path) {
+  const auto slash = path.find_last_of('/');
+  const auto dot = path.find_last_of('.');
+  if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)) return "";
+  std::string ext(path.substr(dot + 1));
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext;
+}
+
+std::vector<std::uint8_t> read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+  const std::streamoff size = file.tellg();
+  if (size < 0) throw IoError("cannot read '" + path + "': not a regular file");
+  if (size > INT_MAX) throw IoError("cannot read '" + path + "': file larger than 2 GiB");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  file.seekg(0);
+  if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+  }
+  return bytes;
+}
+
+struct StbFree {
+  void operator()(void* p) const noexcept { stbi_image_free(p); }
+};
+
+std::string describe_conversion(const std::uint8_t* data, int len) {
+  if (stbi_is_hdr_from_memory(data, len)) {
+    return "HDR (floating-point) input converted to 8 bits per channel with stb's tone curve";
+  }
+  if (stbi_is_16_bit_from_memory(data, len)) {
+    return "16-bit input reduced to 8 bits per channel";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<ImageFormat> format_for_path(std::string_view path) {
+  const std::string ext = lower_extension(path);
+  if (ext == "png") return ImageFormat::kPng;
+  if (ext == "jpg" || ext == "jpeg") return ImageFormat::kJpeg;
+  if (ext == "bmp") return ImageFormat::kBmp;
+  if (ext == "tga") return ImageFormat::kTga;
+  return std::nullopt;
+}
+
+ReadImage read_image(const std::string& path) {
+  const std::vector<std::uint8_t> bytes = read_file(path);
+  if (bytes.empty()) throw IoError("cannot read '" + path + "': file is empty");
+  const int len = static_cast<int>(bytes.size());
+  int width = 0, height = 0, channels = 0;
+  std::unique_ptr<stbi_uc, StbFree> data(
+      stbi_load_from_memory(bytes.data(), len, &width, &height, &channels, 0));
+  if (!data) {
+    throw IoError("cannot read '" + path + "': " + stbi_failure_reason() +
+                  " (not an image stb_image can decode, or a damaged file)");
+  }
+  ReadImage result{make_image(width, height, channels), describe_conversion(bytes.data(), len)};
+  std::memcpy(result.image.pixels.data(), data.get(), result.image.byte_count());
+  return result;
+}
+
+std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
+                                       const WriteOptions& options) {
+  std::vector<std::uint8_t> out;
+  auto append = [](void* context, void* data, int size) {
+    auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    buffer->insert(buffer->end(), bytes, bytes + size);
+  };
+  const int w = image.width, h = image.height, c = image.channels;
+  const void* pixels = image.pixels.data();
+  int ok = 0;
+  switch (format) {
+    case ImageFormat::kPng:
+      ok = stbi_write_png_to_func(append, &out, w, h, c, pixels, static_cast<int>(image.row_bytes()));
+      break;
+    case ImageFormat::kJpeg:
+      ok = stbi_write_jpg_to_func(append, &out, w, h, c, pixels, options.jpeg_quality);
+      break;
+    case ImageFormat::kBmp:
+      ok = stbi_write_bmp_to_func(append, &out, w, h, c, pixels);
+      break;
+    case ImageFormat::kTga:
+      ok = stbi_write_tga_to_func(append, &out, w, h, c, pixels);
+      break;
+  }
+  if (!ok) throw IoError("cannot encode the image: stb_image_write failed");
+  return out;
+}
+
+void write_image(const Image& image, const std::string& path, const WriteOptions& options) {
+  const auto format = format_for_path(path);
+  if (!format) {
+    throw UsageError("cannot write '" + path +
+                     "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+  }
+  write_file_atomically(path, encode_image(image, *format, options));
+}
+
+}  // namespace gpublur

@@ -1,0 +1,41 @@
+// image_io.hpp — reading images with stb_image and writing them with stb_image_write.
+// Nothing outside image_io.cpp and stb_impl.cpp sees stb. Not thread-safe (stb keeps its
+// failure reason in a global).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "image.hpp"
+
+namespace gpublur {
+
+enum class ImageFormat { kPng, kJpeg, kBmp, kTga };
+
+/// The output format named by path's extension (case-insensitive): .png .jpg .jpeg .bmp .tga.
+std::optional<ImageFormat> format_for_path(std::string_view path);
+
+struct ReadImage {
+  Image image;
+  /// Non-empty when the file was converted on reading, e.g. a 16-bit PNG reduced to 8 bits.
+  std::string conversion;
+};
+
+/// Reads any image stb_image reads (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR, PIC), keeping its
+/// 1-4 channels. Throws IoError("cannot read 'path': <reason>").
+ReadImage read_image(const std::string& path);
+
+struct WriteOptions {
+  int jpeg_quality = 95;  // 1..100
+};
+
+/// Encodes `image` in `format` (in memory; never touches the disk).
+std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
+                                       const WriteOptions& options = {});
+
+/// Encodes by path's extension and replaces path atomically. Throws UsageError for an unknown
+/// extension, IoError for encoding or file-system failures; never leaves a partial file.
+void write_image(const Image& image, const std::string& path, const WriteOptions& options = {});
+
+}  // namespace gpublur
