@@ -1,0 +1,199 @@
+// cuda_driver.cpp — driver loading, error messages and the RAII owners' create/destroy.
+#include "cuda_driver.hpp"
+
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+
+#include "dynamic_library.hpp"
+#include "errors.hpp"
+
+namespace gpublur::cuda {
+namespace {
+
+using GetProcAddress = decltype(&::cuGetProcAddress);
+
+struct LoadResult {
+  std::optional<DriverApi> api;
+  std::string why;
+};
+
+template <typename Fn>
+bool resolve(GetProcAddress get, Fn& fn, const char* name, std::string& why) {
+  void* pointer = nullptr;
+  CUdriverProcAddressQueryResult found{};
+  const CUresult status = get(name, &pointer, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+  if (status != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !pointer) {
+    why = std::string("the driver has no ") + name + " for CUDA " + std::to_string(CUDA_VERSION / 1000) +
+          "." + std::to_string(CUDA_VERSION % 1000 / 10) + " (driver too old?)";
+    return false;
+  }
+  fn = reinterpret_cast<Fn>(pointer);
+  return true;
+}
+
+LoadResult load() {
+  LoadResult result;
+  // $GPUBLUR_LIBCUDA replaces the default, so tests can also simulate a machine without one.
+  const char* path = std::getenv("GPUBLUR_LIBCUDA");
+  const std::vector<std::string> names{path ? path : "libcuda.so.1"};
+  void* lib = open_first_library(names, result.why);
+  if (!lib) {
+    result.why = "no NVIDIA driver (" + result.why + ")";
+    return result;
+  }
+  // cuda.h maps cuGetProcAddress to cuGetProcAddress_v2, the form with a query result.
+  auto get = reinterpret_cast<GetProcAddress>(find_symbol(lib, "cuGetProcAddress_v2"));
+  if (!get) {
+    result.why = "the NVIDIA driver is too old (no cuGetProcAddress_v2; CUDA 12 or newer needed)";
+    return result;
+  }
+  DriverApi a{};
+  std::string& why = result.why;
+#define GB_RESOLVE(fn) \
+  if (!resolve(get, a.fn, #fn, why)) return result
+  GB_RESOLVE(cuGetErrorName);
+  GB_RESOLVE(cuGetErrorString);
+  GB_RESOLVE(cuInit);
+  GB_RESOLVE(cuDriverGetVersion);
+  GB_RESOLVE(cuDeviceGetCount);
+  GB_RESOLVE(cuDeviceGet);
+  GB_RESOLVE(cuDeviceGetName);
+  GB_RESOLVE(cuDeviceGetAttribute);
+  GB_RESOLVE(cuDeviceTotalMem);
+  GB_RESOLVE(cuDevicePrimaryCtxRetain);
+  GB_RESOLVE(cuDevicePrimaryCtxRelease);
+  GB_RESOLVE(cuCtxSetCurrent);
+  GB_RESOLVE(cuModuleLoadData);
+  GB_RESOLVE(cuModuleUnload);
+  GB_RESOLVE(cuModuleGetFunction);
+  GB_RESOLVE(cuMemAlloc);
+  GB_RESOLVE(cuMemFree);
+  GB_RESOLVE(cuMemcpyHtoDAsync);
+  GB_RESOLVE(cuMemcpyDtoHAsync);
+  GB_RESOLVE(cuMemcpyDtoDAsync);
+  GB_RESOLVE(cuStreamCreate);
+  GB_RESOLVE(cuStreamDestroy);
+  GB_RESOLVE(cuStreamSynchronize);
+  GB_RESOLVE(cuEventCreate);
+  GB_RESOLVE(cuEventDestroy);
+  GB_RESOLVE(cuEventRecord);
+  GB_RESOLVE(cuEventSynchronize);
+  GB_RESOLVE(cuEventElapsedTime);
+  GB_RESOLVE(cuLaunchKernel);
+#undef GB_RESOLVE
+  result.api = a;
+  return result;
+}
+
+const LoadResult& loaded() {
+  static const LoadResult result = load();
+  return result;
+}
+
+// "api().cuModuleLoadData(&raw, image)" -> "cuModuleLoadData"
+std::string call_name(const char* call) {
+  std::string text(call);
+  const auto paren = text.find('(');
+  if (paren != std::string::npos) text.resize(paren);
+  const auto dot = text.find_last_of(".>");
+  return dot == std::string::npos ? text : text.substr(dot + 1);
+}
+
+}  // namespace
+
+const DriverApi* load_driver(std::string& why) {
+  const LoadResult& r = loaded();
+  why = r.why;
+  return r.api ? &*r.api : nullptr;
+}
+
+const DriverApi& api() {
+  const LoadResult& r = loaded();
+  if (!r.api) throw InternalError("CUDA driver used before it was loaded: " + r.why);
+  return *r.api;
+}
+
+void throw_cuda_error(CUresult status, const char* call, const std::string& subject) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  if (const DriverApi* a = loaded().api ? &*loaded().api : nullptr) {
+    a->cuGetErrorName(status, &name);
+    a->cuGetErrorString(status, &text);
+  }
+  std::string message = subject + ": " + call_name(call) + " failed: ";
+  message += name ? name : "CUresult " + std::to_string(static_cast<int>(status));
+  if (text) message += std::string(" (") + text + ")";
+  throw CudaError(message);
+}
+
+void PrimaryContextTraits::destroy(Handle device) {
+  GB_CU_CHECK(api().cuDevicePrimaryCtxRelease(device), "releasing the GPU context");
+}
+void ModuleTraits::destroy(Handle module) {
+  GB_CU_CHECK(api().cuModuleUnload(module), "unloading the kernel module");
+}
+void DevicePtrTraits::destroy(Handle ptr) {
+  GB_CU_CHECK(api().cuMemFree(ptr), "freeing GPU memory");
+}
+void StreamTraits::destroy(Handle stream) {
+  GB_CU_CHECK(api().cuStreamDestroy(stream), "destroying a CUDA stream");
+}
+void EventTraits::destroy(Handle event) {
+  GB_CU_CHECK(api().cuEventDestroy(event), "destroying a CUDA event");
+}
+
+Context::Context(CUdevice device) {
+  GB_CU_CHECK(api().cuDevicePrimaryCtxRetain(&context_, device), "creating the GPU context");
+  retained_ = UniqueHandle<PrimaryContextTraits>(device);
+  GB_CU_CHECK(api().cuCtxSetCurrent(context_), "making the GPU context current");
+}
+
+Module::Module(const void* image, const std::string& what) {
+  CUmodule raw = nullptr;
+  GB_CU_CHECK(api().cuModuleLoadData(&raw, image), "loading " + what);
+  module_ = UniqueHandle<ModuleTraits>(raw);
+}
+
+CUfunction Module::function(const char* name) const {
+  CUfunction f = nullptr;
+  GB_CU_CHECK(api().cuModuleGetFunction(&f, module_.get(), name),
+              std::string("finding kernel ") + name);
+  return f;
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  CUdeviceptr raw = 0;
+  GB_CU_CHECK(api().cuMemAlloc(&raw, bytes ? bytes : 1),
+              "allocating " + std::to_string(bytes) + " bytes of GPU memory");
+  ptr_ = UniqueHandle<DevicePtrTraits>(raw);
+}
+
+Stream::Stream() {
+  CUstream raw = nullptr;
+  GB_CU_CHECK(api().cuStreamCreate(&raw, CU_STREAM_NON_BLOCKING), "creating a CUDA stream");
+  stream_ = UniqueHandle<StreamTraits>(raw);
+}
+
+void Stream::synchronize(const std::string& subject) const {
+  GB_CU_CHECK(api().cuStreamSynchronize(stream_.get()), subject);
+}
+
+Event::Event() {
+  CUevent raw = nullptr;
+  GB_CU_CHECK(api().cuEventCreate(&raw, CU_EVENT_DEFAULT), "creating a CUDA event");
+  event_ = UniqueHandle<EventTraits>(raw);
+}
+
+void Event::record(const Stream& stream) const {
+  GB_CU_CHECK(api().cuEventRecord(event_.get(), stream.get()), "recording a CUDA event");
+}
+
+float Event::elapsed_since(const Event& start) const {
+  GB_CU_CHECK(api().cuEventSynchronize(event_.get()), "waiting for a CUDA event");
+  float ms = 0;
+  GB_CU_CHECK(api().cuEventElapsedTime(&ms, start.get(), event_.get()), "reading a CUDA event");
+  return ms;
+}
+
+}  // namespace gpublur::cuda

@@ -1,0 +1,158 @@
+// cuda_driver.hpp — the CUDA Driver API loaded at run time (libcuda.so.1, entry points via
+// cuGetProcAddress at this header's CUDA_VERSION), the checking macro, and one RAII owner per
+// handle kind. One of the few files that include cuda.h (STYLE rule 12).
+#pragma once
+
+#include <cuda.h>
+
+#include <cstddef>
+#include <string>
+
+#include "unique_handle.hpp"
+
+namespace gpublur::cuda {
+
+/// The driver entry points gpublur uses. decltype of the cuda.h declarations gives each the
+/// signature of the version cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2, ...), which is
+/// the version cuGetProcAddress returns when asked for CUDA_VERSION.
+struct DriverApi {
+  decltype(&::cuGetErrorName) cuGetErrorName;
+  decltype(&::cuGetErrorString) cuGetErrorString;
+  decltype(&::cuInit) cuInit;
+  decltype(&::cuDriverGetVersion) cuDriverGetVersion;
+  decltype(&::cuDeviceGetCount) cuDeviceGetCount;
+  decltype(&::cuDeviceGet) cuDeviceGet;
+  decltype(&::cuDeviceGetName) cuDeviceGetName;
+  decltype(&::cuDeviceGetAttribute) cuDeviceGetAttribute;
+  decltype(&::cuDeviceTotalMem) cuDeviceTotalMem;
+  decltype(&::cuDevicePrimaryCtxRetain) cuDevicePrimaryCtxRetain;
+  decltype(&::cuDevicePrimaryCtxRelease) cuDevicePrimaryCtxRelease;
+  decltype(&::cuCtxSetCurrent) cuCtxSetCurrent;
+  decltype(&::cuModuleLoadData) cuModuleLoadData;
+  decltype(&::cuModuleUnload) cuModuleUnload;
+  decltype(&::cuModuleGetFunction) cuModuleGetFunction;
+  decltype(&::cuMemAlloc) cuMemAlloc;
+  decltype(&::cuMemFree) cuMemFree;
+  decltype(&::cuMemcpyHtoDAsync) cuMemcpyHtoDAsync;
+  decltype(&::cuMemcpyDtoHAsync) cuMemcpyDtoHAsync;
+  decltype(&::cuMemcpyDtoDAsync) cuMemcpyDtoDAsync;
+  decltype(&::cuStreamCreate) cuStreamCreate;
+  decltype(&::cuStreamDestroy) cuStreamDestroy;
+  decltype(&::cuStreamSynchronize) cuStreamSynchronize;
+  decltype(&::cuEventCreate) cuEventCreate;
+  decltype(&::cuEventDestroy) cuEventDestroy;
+  decltype(&::cuEventRecord) cuEventRecord;
+  decltype(&::cuEventSynchronize) cuEventSynchronize;
+  decltype(&::cuEventElapsedTime) cuEventElapsedTime;
+  decltype(&::cuLaunchKernel) cuLaunchKernel;
+};
+
+/// Loads the driver on first call (thread-safe) and returns it, or nullptr with `why` saying
+/// what was missing. Does not call cuInit.
+const DriverApi* load_driver(std::string& why);
+
+/// The loaded driver; throws InternalError if load_driver has not succeeded.
+const DriverApi& api();
+
+/// Throws CudaError "<subject>: <call> failed: CUDA_ERROR_X (<description>)".
+[[noreturn]] void throw_cuda_error(CUresult status, const char* call, const std::string& subject);
+
+}  // namespace gpublur::cuda
+
+/// Checks one driver call; `subject` (what gpublur was doing) is evaluated only on failure.
+#define GB_CU_CHECK(call, subject)                                                  \
+  do {                                                                              \
+    const CUresult gb_cu_status_ = (call);                                          \
+    if (gb_cu_status_ != CUDA_SUCCESS) {                                            \
+      ::gpublur::cuda::throw_cuda_error(gb_cu_status_, #call, (subject));           \
+    }                                                                               \
+  } while (0)
+
+namespace gpublur::cuda {
+
+struct PrimaryContextTraits {
+  using Handle = CUdevice;  // the primary context is released by device
+  static Handle null() noexcept { return -1; }
+  static void destroy(Handle device);
+};
+struct ModuleTraits {
+  using Handle = CUmodule;
+  static Handle null() noexcept { return nullptr; }
+  static void destroy(Handle module);
+};
+struct DevicePtrTraits {
+  using Handle = CUdeviceptr;
+  static Handle null() noexcept { return 0; }
+  static void destroy(Handle ptr);
+};
+struct StreamTraits {
+  using Handle = CUstream;
+  static Handle null() noexcept { return nullptr; }
+  static void destroy(Handle stream);
+};
+struct EventTraits {
+  using Handle = CUevent;
+  static Handle null() noexcept { return nullptr; }
+  static void destroy(Handle event);
+};
+
+/// A retained primary context, made current on the calling thread. Declare it before every
+/// Module, DeviceBuffer, Stream and Event that lives in it: members and locals are destroyed
+/// in reverse order, so those are released while the context still exists.
+class Context {
+ public:
+  explicit Context(CUdevice device);
+  CUcontext get() const noexcept { return context_; }
+
+ private:
+  UniqueHandle<PrimaryContextTraits> retained_;
+  CUcontext context_ = nullptr;
+};
+
+/// A loaded module (CUBIN, or PTX the driver JIT-compiles).
+class Module {
+ public:
+  /// `image` is a CUBIN or NUL-terminated PTX; `what` names it in errors.
+  Module(const void* image, const std::string& what);
+  CUfunction function(const char* name) const;
+  CUmodule get() const noexcept { return module_.get(); }
+
+ private:
+  UniqueHandle<ModuleTraits> module_;
+};
+
+/// Device memory of a fixed size.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(std::size_t bytes);
+  CUdeviceptr get() const noexcept { return ptr_.get(); }
+  std::size_t size() const noexcept { return bytes_; }
+
+ private:
+  UniqueHandle<DevicePtrTraits> ptr_;
+  std::size_t bytes_ = 0;
+};
+
+class Stream {
+ public:
+  Stream();
+  CUstream get() const noexcept { return stream_.get(); }
+  void synchronize(const std::string& subject) const;
+
+ private:
+  UniqueHandle<StreamTraits> stream_;
+};
+
+class Event {
+ public:
+  Event();
+  CUevent get() const noexcept { return event_.get(); }
+  void record(const Stream& stream) const;
+  /// Milliseconds from `start` to this event; both must have completed or this waits.
+  float elapsed_since(const Event& start) const;
+
+ private:
+  UniqueHandle<EventTraits> event_;
+};
+
+}  // namespace gpublur::cuda
