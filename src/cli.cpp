@@ -1,0 +1,189 @@
+// cli.cpp — CLI11 option definitions, help text and validation.
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <ostream>
+#include <sstream>
+
+#include "errors.hpp"
+#include "image_io.hpp"
+#include "version.hpp"
+#include "weights.hpp"
+
+namespace gpublur {
+namespace {
+
+constexpr const char* kFooter = R"(Size and sigma:
+  --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
+  Give either or both. Size from sigma: 2*ceil(3*sigma)+1. Sigma from size (OpenCV's rule):
+  0.3*((size-1)*0.5-1)+0.8. --verbose prints the values used and the integer taps.
+
+Borders (the row abcd extended to the left):
+  clamp       aaa|abcd   default; OpenCV BORDER_REPLICATE, SciPy 'nearest', ImageMagick, vips
+  reflect     cba|abcd   OpenCV BORDER_REFLECT, SciPy 'reflect'
+  reflect101  dcb|abcd   OpenCV BORDER_REFLECT_101 (OpenCV's default), SciPy 'mirror'
+  wrap        bcd|abcd   OpenCV BORDER_WRAP, SciPy 'wrap'
+  constant    vvv|abcd   OpenCV BORDER_CONSTANT, SciPy 'constant'; v from --border-value
+
+Devices:
+  auto (default) blurs on the first NVIDIA GPU, or on the CPU (saying why on stderr) when there is
+  none. The CPU and GPU results are byte-identical.
+
+Exit codes:
+  0 success, 1 runtime error (file, GPU, compiler), 2 usage error.
+
+Examples:
+  gpublur in.png out.png --size 7 --sigma 1.5
+  gpublur in.png out.png --sigma 3 --border reflect101
+  gpublur in.png out.png --size 7 --target ptx --dump-ptx kernel.ptx
+  gpublur --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -      (no image or GPU needed)
+)";
+
+std::string describe_list(std::initializer_list<const char*> names) {
+  std::string s;
+  for (const char* n : names) s += (s.empty() ? "" : "|") + std::string(n);
+  return s;
+}
+
+void define_options(CLI::App& app, Options& o, std::string& target, std::string& device,
+                    std::string& border, std::string& arch, std::vector<int>& border_value) {
+  app.add_option("input", o.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
+  app.add_option("output", o.output, "Where to write the result; format from the extension "
+                                      "(.png .jpg .jpeg .bmp .tga)");
+  app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
+  app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
+  app.add_option("--border", border, "Border mode: " + describe_list({"clamp", "reflect", "reflect101", "wrap", "constant"}))
+      ->default_str("clamp");
+  app.add_option("--border-value", border_value,
+                 "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
+      ->delimiter(',');
+  app.add_option("--device", device, "Where to blur: auto|gpu|cpu")->default_str("auto");
+  app.add_option("--target", target, "GPU code: cubin (compiled for the GPU) or ptx (JIT by the driver)")
+      ->default_str("cubin");
+  app.add_option("--arch", arch, "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
+  app.add_option("--dump-ptx", o.dump_ptx, "Write the PTX that ran to FILE (default or '-': stdout)")
+      ->expected(0, 1);
+  app.add_option("--dump-source", o.dump_source, "Write the generated CUDA C++ to FILE (default or '-': stdout)")
+      ->expected(0, 1);
+  app.add_option("--channels", o.channels, "Channel count to compile for when no input image is given")
+      ->default_str("3");
+  app.add_flag("-v,--verbose", o.verbose, "Say what was used: sizes, taps, device, compile target");
+  app.add_flag("--version", o.version, "Print gpublur, NVRTC and driver versions and the GPU");
+  app.footer(kFooter);
+}
+
+template <typename T>
+T parse_choice(const std::string& flag, const std::string& value, std::optional<T> parsed,
+               const char* choices) {
+  if (!parsed) throw UsageError(flag + ": unknown value '" + value + "'; choose one of " + choices);
+  return *parsed;
+}
+
+std::optional<DeviceChoice> parse_device(const std::string& s) {
+  if (s == "auto") return DeviceChoice::kAuto;
+  if (s == "gpu") return DeviceChoice::kGpu;
+  if (s == "cpu") return DeviceChoice::kCpu;
+  return std::nullopt;
+}
+
+std::array<std::uint8_t, 4> parse_border_value(const std::vector<int>& values) {
+  if (values.empty()) return {};
+  if (values.size() > 4) throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
+  std::array<std::uint8_t, 4> out{};
+  for (std::size_t c = 0; c < 4; ++c) {
+    const int v = values.size() == 1 ? values[0] : (c < values.size() ? values[c] : 0);
+    if (v < 0 || v > 255) throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
+    out[c] = static_cast<std::uint8_t>(v);
+  }
+  return out;
+}
+
+// Finishes parsing: string choices to enums. Throws UsageError.
+void apply_choices(Options& o, const std::string& target, const std::string& device,
+                   const std::string& border, const std::string& arch,
+                   const std::vector<int>& border_value) {
+  o.target = parse_choice("--target", target, parse_target(target), "cubin, ptx");
+  o.device = parse_choice("--device", device, parse_device(device), "auto, gpu, cpu");
+  o.border = parse_choice("--border", border, parse_border(border),
+                          "clamp, reflect, reflect101, wrap, constant");
+  if (!arch.empty()) {
+    o.arch = parse_arch(arch);
+    if (!o.arch) throw UsageError("--arch: '" + arch + "' is not an architecture; write it like sm_90");
+  }
+  o.border_value = parse_border_value(border_value);
+  if (o.dump_ptx && o.dump_ptx->empty()) o.dump_ptx = "-";
+  if (o.dump_source && o.dump_source->empty()) o.dump_source = "-";
+}
+
+}  // namespace
+
+ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  CLI::App app{"gpublur " + std::string(kVersion) +
+                   " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
+               "gpublur"};
+  Options o;
+  std::string target = "cubin", device = "auto", border = "clamp", arch;
+  std::vector<int> border_value;
+  define_options(app, o, target, device, border, arch, border_value);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return {std::nullopt, kExitOk};
+  } catch (const CLI::ParseError& e) {
+    err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
+  apply_choices(o, target, device, border, arch, border_value);
+  return {o, kExitOk};
+}
+
+void validate_options(const Options& o) {
+  if (o.version) return;
+  if (o.size && (*o.size < 1 || *o.size % 2 == 0 || *o.size > kMaxKernelSize)) {
+    const int s = *o.size;
+    const std::string hint = s >= 1 && s % 2 == 0 && s < kMaxKernelSize
+                                 ? "; try --size " + std::to_string(s - 1) + " or --size " + std::to_string(s + 1)
+                                 : "; e.g. --size 7";
+    throw UsageError("--size must be an odd number from 1 to " + std::to_string(kMaxKernelSize) +
+                     " (got " + std::to_string(s) + ")" + hint);
+  }
+  if (o.sigma && !(std::isfinite(*o.sigma) && *o.sigma > 0)) {
+    std::ostringstream got;
+    got << *o.sigma;
+    throw UsageError("--sigma must be a finite number > 0 (got " + got.str() + "); e.g. --sigma 1.5");
+  }
+  if (!o.size && !o.sigma) throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
+  if (!o.size && *o.sigma > (kMaxKernelSize - 1) / 6.0) {
+    throw UsageError("--sigma " + std::to_string(*o.sigma) + " would need a kernel wider than " +
+                     std::to_string(kMaxKernelSize) + "; give a smaller --sigma or an explicit --size");
+  }
+  if (o.channels < 1 || o.channels > 4) throw UsageError("--channels must be 1 to 4");
+  const bool dumping = o.dump_ptx || o.dump_source;
+  if (o.input.empty() && !dumping) {
+    throw UsageError("missing input and output images; e.g. gpublur in.png out.png --size 7");
+  }
+  if (!o.input.empty() && o.output.empty() && !dumping) {
+    throw UsageError("missing the output image after '" + o.input + "'");
+  }
+  if (!o.output.empty() && !format_for_path(o.output)) {
+    throw UsageError("cannot write '" + o.output + "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+  }
+  if (o.dump_ptx && o.device == DeviceChoice::kCpu && !o.arch) {
+    throw UsageError("--dump-ptx with --device cpu needs --arch (e.g. --arch sm_90): no GPU to compile for");
+  }
+}
+
+KernelSize resolve_kernel_size(const Options& o) {
+  if (o.size && o.sigma) return {*o.size, *o.sigma, "size and sigma as given"};
+  if (o.size) {
+    return {*o.size, sigma_for_size(*o.size),
+            "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
+  }
+  return {size_for_sigma(*o.sigma), *o.sigma, "size from sigma by 2*ceil(3*sigma)+1"};
+}
+
+}  // namespace gpublur

@@ -1,0 +1,26 @@
+// main.cpp — parse, run, and turn exceptions into "gpublur: error: ..." and an exit code.
+#include <iostream>
+
+#include "cli.hpp"
+#include "errors.hpp"
+#include "pipeline.hpp"
+
+int main(int argc, char** argv) {
+  using namespace gpublur;
+  try {
+    const ParseResult parsed = parse_command_line(argc, argv, std::cout, std::cerr);
+    if (!parsed.options) return parsed.exit_code;
+    return run(*parsed.options, std::cout, std::cerr);
+  } catch (const CompileError& e) {
+    std::cerr << "gpublur: error: " << e.what() << " (options: " << e.options() << ")\n"
+              << e.log() << "\n"
+              << "gpublur: rerun with --dump-source FILE to see the generated source\n";
+    return e.exit_code();
+  } catch (const Error& e) {
+    std::cerr << "gpublur: error: " << e.what() << "\n";
+    return e.exit_code();
+  } catch (const std::exception& e) {
+    std::cerr << "gpublur: error: internal: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
