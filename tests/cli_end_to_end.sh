@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# cli_end_to_end.sh BIN SAMPLES_DIR — the real gpublur binary: exit codes, one-line errors,
+# outputs written whole or not at all. GPUBLUR_LIBCUDA=/nonexistent simulates a machine
+# without a GPU driver, so the CPU path is covered on every machine.
+set -u
+bin=$1
+samples=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# expect CODE DESCRIPTION -- ARGS...: runs gpublur, checks the exit code; keeps stdout/stderr.
+expect() {
+  local code=$1 what=$2
+  shift 3
+  "$bin" "$@" >"$work/stdout" 2>"$work/stderr"
+  local got=$?
+  if [ "$got" -eq "$code" ]; then pass; else fail "$what: exit $got, expected $code; stderr: $(cat "$work/stderr")"; fi
+}
+
+contains() {  # FILE TEXT DESCRIPTION
+  if grep -qF -- "$2" "$1"; then pass; else fail "$3: '$2' not in $(basename "$1"): $(head -c 400 "$1")"; fi
+}
+
+expect 0 "help" -- --help
+contains "$work/stdout" "Exit codes" "help"
+
+expect 0 "version" -- --version
+contains "$work/stdout" "gpublur " "version"
+
+# The CPU path, announced, on a machine without a driver.
+GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 0 "blur without a GPU" -- \
+  "$samples/edges.png" "$work/cpu.png" --size 7 --sigma 1.5
+contains "$work/stderr" "blurring on the CPU" "CPU announcement"
+if [ -s "$work/cpu.png" ] && ! cmp -s "$work/cpu.png" "$samples/edges.png"; then pass; else fail "no blurred output"; fi
+if head -c 8 "$work/cpu.png" | od -An -tx1 | grep -q '89 50 4e 47'; then pass; else fail "output is not a PNG"; fi
+
+# Whatever device is here (GPU where present) gives the same bytes as the CPU.
+expect 0 "blur on the default device" -- "$samples/edges.png" "$work/auto.png" --size 7 --sigma 1.5
+if cmp -s "$work/auto.png" "$work/cpu.png"; then pass; else fail "default device differs from the CPU"; fi
+for target in cubin ptx; do
+  expect 0 "blur --target $target" -- "$samples/alpha.png" "$work/$target.png" --sigma 2 --target $target
+  expect 0 "blur --device cpu" -- "$samples/alpha.png" "$work/$target-cpu.png" --sigma 2 --device cpu
+  if cmp -s "$work/$target.png" "$work/$target-cpu.png"; then pass; else fail "--target $target differs from the CPU"; fi
+done
+
+GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "--device gpu without a GPU" -- \
+  "$samples/edges.png" "$work/gpu.png" --size 7 --device gpu
+contains "$work/stderr" "no usable GPU" "--device gpu message"
+[ ! -e "$work/gpu.png" ] && pass || fail "--device gpu failure left a file"
+
+# Compiling and dumping need no GPU and no image.
+expect 0 "dump PTX for sm_90" -- --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -
+contains "$work/stdout" ".target sm_90" "dumped PTX"
+expect 0 "dump PTX to a file" -- --arch sm_120 --size 3 --target ptx --dump-ptx "$work/k.ptx"
+contains "$work/k.ptx" ".target sm_120" "PTX file"
+expect 0 "dump source" -- --size 7 --sigma 1.5 --channels 4 --dump-source -
+contains "$work/stdout" "#define GB_CHANNELS 4" "dumped source"
+GPUBLUR_NVRTC=/nonexistent/libnvrtc.so expect 1 "no NVRTC" -- --arch sm_90 --size 7 --dump-ptx -
+contains "$work/stderr" "cannot load NVRTC" "NVRTC message"
+
+# Bad input: one line, the documented code, no output file, an existing output untouched.
+printf 'this is text\n' >"$work/text.png"
+head -c 2000 "$samples/detail.png" >"$work/truncated.png"
+printf 'keep me' >"$work/existing.png"
+check_failure() {  # CODE DESCRIPTION ARGS... (the output argument is $work/existing.png or new)
+  local code=$1 what=$2
+  shift 2
+  expect "$code" "$what" -- "$@"
+  [ "$(wc -l <"$work/stderr")" -eq 1 ] && pass || fail "$what: not one line: $(cat "$work/stderr")"
+  contains "$work/stderr" "gpublur: error: " "$what"
+  [ "$(cat "$work/existing.png")" = "keep me" ] && pass || fail "$what: existing output changed"
+  [ ! -e "$work/new.png" ] && [ ! -e "$work/new.gif" ] && pass || fail "$what: left an output file"
+  [ -z "$(find "$work" -name '.*gpublur-*')" ] && pass || fail "$what: left a temporary file"
+}
+check_failure 1 "missing input" "$work/none.png" "$work/existing.png" --size 7
+check_failure 1 "text named .png" "$work/text.png" "$work/existing.png" --size 7
+check_failure 1 "truncated PNG" "$work/truncated.png" "$work/existing.png" --size 7
+check_failure 2 "--size 4" "$samples/edges.png" "$work/existing.png" --size 4
+check_failure 2 "--size 0" "$samples/edges.png" "$work/new.png" --size 0
+check_failure 2 "--sigma -1" "$samples/edges.png" "$work/existing.png" --sigma -1
+check_failure 2 "--sigma nan" "$samples/edges.png" "$work/new.png" --sigma nan
+check_failure 1 "missing output directory" "$samples/edges.png" "$work/missing/new.png" --size 7
+check_failure 2 "unknown output extension" "$samples/edges.png" "$work/new.gif" --size 7
+check_failure 2 "unknown option" "$samples/edges.png" "$work/new.png" --size 7 --bogus
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]

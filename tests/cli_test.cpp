@@ -1,0 +1,122 @@
+// cli_test.cpp — parsing, validation and the exit codes they lead to.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+#include <vector>
+
+#include "cli.hpp"
+#include "errors.hpp"
+
+using namespace gpublur;
+
+namespace {
+struct Parsed {
+  ParseResult result;
+  std::string out, err;
+};
+
+Parsed parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "gpublur");
+  std::ostringstream out, err;
+  Parsed p{parse_command_line(static_cast<int>(args.size()), args.data(), out, err), "", ""};
+  p.out = out.str();
+  p.err = err.str();
+  return p;
+}
+
+Options options(std::vector<const char*> args) {
+  Parsed p = parse(std::move(args));
+  REQUIRE(p.result.options);
+  return *p.result.options;
+}
+
+void require_usage_error(std::vector<const char*> args, const std::string& fragment) {
+  CAPTURE(fragment);
+  try {
+    validate_options(options(std::move(args)));
+    FAIL("expected a usage error");
+  } catch (const UsageError& e) {
+    CHECK_THAT(e.what(), Catch::Contains(fragment));
+    CHECK(e.exit_code() == 2);
+  }
+}
+}  // namespace
+
+TEST_CASE("the everyday command parses", "[cli]") {
+  const Options o = options({"in.png", "out.png", "--size", "7", "--sigma", "1.5"});
+  CHECK(o.input == "in.png");
+  CHECK(o.output == "out.png");
+  CHECK(*o.size == 7);
+  CHECK(*o.sigma == 1.5);
+  CHECK(o.target == Target::kCubin);
+  CHECK(o.device == DeviceChoice::kAuto);
+  CHECK(o.border == Border::kClamp);
+  CHECK_NOTHROW(validate_options(o));
+}
+
+TEST_CASE("options with values", "[cli]") {
+  const Options o = options({"a.png", "b.jpg", "--sigma", "2", "--target", "ptx", "--device", "cpu",
+                             "--border", "constant", "--border-value", "1,2,3,4", "--dump-ptx"});
+  CHECK(o.target == Target::kPtx);
+  CHECK(o.device == DeviceChoice::kCpu);
+  CHECK(o.border == Border::kConstant);
+  CHECK(o.border_value == std::array<std::uint8_t, 4>{1, 2, 3, 4});
+  CHECK(*o.dump_ptx == "-");
+  CHECK(options({"--arch", "sm_90", "--size", "7", "--dump-ptx", "k.ptx"}).dump_ptx == "k.ptx");
+  CHECK(options({"--size", "3", "--border-value", "9", "--dump-source"}).border_value ==
+        std::array<std::uint8_t, 4>{9, 9, 9, 9});
+}
+
+TEST_CASE("help exits 0 and documents rules, borders and exit codes", "[cli]") {
+  const Parsed p = parse({"--help"});
+  CHECK_FALSE(p.result.options);
+  CHECK(p.result.exit_code == 0);
+  for (const char* text : {"2*ceil(3*sigma)+1", "0.3*((size-1)*0.5-1)+0.8", "aaa|abcd", "cba|abcd",
+                           "dcb|abcd", "Exit codes", "usage error", "--dump-ptx"}) {
+    CHECK_THAT(p.out, Catch::Contains(text));
+  }
+}
+
+TEST_CASE("CLI11 parse errors are one line and exit 2", "[cli]") {
+  for (auto args : {std::vector<const char*>{"--size", "seven"}, {"--bogus"}, {"a", "b", "c"}}) {
+    const Parsed p = parse(args);
+    CHECK_FALSE(p.result.options);
+    CHECK(p.result.exit_code == 2);
+    CHECK_THAT(p.err, Catch::StartsWith("gpublur: error: "));
+    CHECK(std::count(p.err.begin(), p.err.end(), '\n') == 1);
+  }
+}
+
+TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
+  require_usage_error({"a.png", "b.png", "--size", "4"}, "try --size 3 or --size 5");
+  require_usage_error({"a.png", "b.png", "--size", "0"}, "odd number");
+  require_usage_error({"a.png", "b.png", "--size", "-3"}, "odd number");
+  require_usage_error({"a.png", "b.png", "--sigma", "-1"}, "--sigma must be a finite number > 0");
+  require_usage_error({"a.png", "b.png", "--sigma", "nan"}, "--sigma must be a finite number > 0");
+  require_usage_error({"a.png", "b.png", "--sigma", "inf"}, "--sigma must be a finite number > 0");
+  require_usage_error({"a.png", "b.png", "--sigma", "1e9"}, "explicit --size");
+  require_usage_error({"a.png", "b.png"}, "give --size, --sigma or both");
+  require_usage_error({"a.png", "b.gif", "--size", "3"}, "unknown extension");
+  require_usage_error({"a.png", "--size", "3"}, "missing the output image");
+  require_usage_error({"--size", "3"}, "missing input and output");
+  require_usage_error({"--size", "3", "--dump-ptx", "--device", "cpu"}, "needs --arch");
+}
+
+TEST_CASE("bad choices are usage errors", "[cli]") {
+  for (auto args : {std::vector<const char*>{"--target", "sass"}, {"--device", "tpu"},
+                    {"--border", "mirror"}, {"--arch", "90"}, {"--border-value", "300"}}) {
+    CHECK_THROWS_AS(parse(args), UsageError);
+  }
+}
+
+TEST_CASE("size and sigma derivation", "[cli]") {
+  const KernelSize both = resolve_kernel_size(options({"--size", "7", "--sigma", "1.5"}));
+  CHECK(both.size == 7);
+  CHECK(both.sigma == 1.5);
+  const KernelSize from_sigma = resolve_kernel_size(options({"--sigma", "1.5"}));
+  CHECK(from_sigma.size == 11);
+  CHECK_THAT(from_sigma.rule, Catch::Contains("size from sigma"));
+  const KernelSize from_size = resolve_kernel_size(options({"--size", "7"}));
+  CHECK(from_size.sigma == Approx(1.4));
+  CHECK_THAT(from_size.rule, Catch::Contains("OpenCV"));
+}

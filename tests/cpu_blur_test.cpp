@@ -1,0 +1,50 @@
+// cpu_blur_test.cpp — the CPU blur against an independent float64 reference (<= 1 LSB),
+// exact constancy, and independence from the thread count.
+#include <catch2/catch.hpp>
+
+#include "cpu_blur.hpp"
+#include "reference_blur.hpp"
+
+using namespace gpublur;
+
+TEST_CASE("CPU blur is within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
+  const auto [width, height, channels, size, sigma] = GENERATE(table<int, int, int, int, double>({
+      {1, 1, 1, 7, 1.5},     {13, 42, 3, 7, 1.5},  {176, 113, 4, 5, 1.0}, {17, 3, 2, 31, 5.0},
+      {64, 48, 3, 31, 5.0},  {3, 2, 4, 31, 5.0},   {1, 29, 1, 9, 2.0},    {40, 30, 1, 1, 0.5},
+      {33, 21, 3, 15, 0.3},  {50, 40, 4, 21, 20.0}}));
+  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap,
+                                 Border::kConstant);
+  CAPTURE(width, height, channels, size, sigma, border_name(border));
+  const std::array<std::uint8_t, 4> value{200, 10, 128, 255};
+  const Image in = test::random_image(width, height, channels, 1234);
+  const Image out = blur_on_cpu(in, test::make_test_spec(size, sigma, channels, border, value));
+  CHECK(test::max_abs_diff(out, test::reference_blur(in, size, sigma, border, value)) <= 1.0);
+}
+
+TEST_CASE("a constant image stays exactly constant", "[cpu_blur]") {
+  for (int v : {0, 1, 127, 254, 255}) {
+    Image in = make_image(37, 23, 3);
+    std::fill(in.pixels.begin(), in.pixels.end(), static_cast<std::uint8_t>(v));
+    for (int size : {1, 7, 31}) {
+      const Image out = blur_on_cpu(in, test::make_test_spec(size, size / 3.0 + 0.1, 3));
+      REQUIRE(out.pixels == in.pixels);
+    }
+  }
+}
+
+TEST_CASE("rounding is to nearest, not truncation", "[cpu_blur]") {
+  // A 1-pixel impulse: truncation would lose the mass of every tail tap.
+  Image in = make_image(9, 9, 1);
+  in.pixels[4 * 9 + 4] = 255;
+  const Image out = blur_on_cpu(in, test::make_test_spec(3, 0.8, 1));
+  const auto ref = test::reference_blur(in, 3, 0.8, Border::kClamp, {});
+  CHECK(test::max_abs_diff(out, ref) <= 0.51);  // 0.5 rounding + tap quantisation
+}
+
+TEST_CASE("result does not depend on the thread count", "[cpu_blur]") {
+  const Image in = test::random_image(301, 97, 3, 7);
+  const BlurSpec spec = test::make_test_spec(11, 2.0, 3, Border::kReflect101);
+  const Image one = blur_on_cpu(in, spec, 1);
+  CHECK(blur_on_cpu(in, spec, 3).pixels == one.pixels);
+  CHECK(blur_on_cpu(in, spec, 16).pixels == one.pixels);
+}

@@ -1,0 +1,82 @@
+// nvrtc_test.cpp — NVRTC compiles the generated kernel to PTX and CUBIN for every architecture
+// gpublur targets, with no GPU present; a broken source is a CompileError carrying the log.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "errors.hpp"
+#include "nvrtc.hpp"
+#include "reference_blur.hpp"
+
+using namespace gpublur;
+
+namespace {
+
+constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+constexpr std::uint16_t kEmCuda = 190;
+
+std::uint16_t elf_machine(const std::vector<char>& elf) {
+  std::uint16_t machine = 0;
+  std::memcpy(&machine, elf.data() + 18, sizeof machine);
+  return machine;
+}
+
+// CUDA ELF e_flags: ABI version 8 (CUDA 12.8+) keeps the SM number in bits 8..15, older ABIs
+// in bits 0..7.
+int elf_sm(const std::vector<char>& elf) {
+  std::uint32_t flags = 0;
+  std::memcpy(&flags, elf.data() + 48, sizeof flags);
+  const int abi_version = static_cast<unsigned char>(elf[8]);
+  return static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+}
+
+}  // namespace
+
+TEST_CASE("NVRTC is present and knows the architectures gpublur targets", "[nvrtc]") {
+  const NvrtcVersion v = nvrtc_version();
+  CHECK(v.major >= 12);
+  for (int arch : {75, 80, 86, 89, 90, 120}) {
+    CHECK(std::find(v.archs.begin(), v.archs.end(), arch) != v.archs.end());
+  }
+}
+
+TEST_CASE("the blur kernel compiles to PTX and CUBIN without a GPU", "[nvrtc]") {
+  const int arch_number = GENERATE(75, 80, 86, 89, 90, 120);
+  const GeneratedKernel kernel = generate_kernel(test::make_test_spec(7, 1.5, 3));
+  const Arch arch = arch_from_number(arch_number);
+  CAPTURE(arch.sm());
+
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{arch, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains("\n.target " + arch.sm() + "\n"));
+  CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_blur_kernel("));
+  CHECK(ptx.cubin.empty());
+  CHECK(ptx.module_image() == ptx.ptx.c_str());
+
+  const CompiledKernel cubin = compile_kernel(kernel, CompilePlan{arch, Target::kCubin, ""});
+  REQUIRE(cubin.cubin.size() > 64);
+  CHECK(std::memcmp(cubin.cubin.data(), kElfMagic, sizeof kElfMagic) == 0);
+  CHECK(cubin.cubin[4] == 2);  // ELFCLASS64
+  CHECK(elf_machine(cubin.cubin) == kEmCuda);
+  CHECK(elf_sm(cubin.cubin) == arch_number);
+  CHECK_THAT(cubin.ptx, Catch::Contains(".target " + arch.sm()));  // the PTX it was built from
+}
+
+TEST_CASE("large kernels and every border compile", "[nvrtc]") {
+  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap,
+                                 Border::kConstant);
+  const GeneratedKernel kernel = generate_kernel(test::make_test_spec(255, 42.0, 4, border));
+  CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""}));
+}
+
+TEST_CASE("a source NVRTC rejects is a CompileError with the log", "[nvrtc]") {
+  GeneratedKernel broken = generate_kernel(test::make_test_spec(3, 0.8, 1));
+  broken.source += "\nthis is not C++;\n";
+  try {
+    compile_kernel(broken, CompilePlan{Arch{9, 0}, Target::kCubin, ""});
+    FAIL("expected a CompileError");
+  } catch (const CompileError& e) {
+    CHECK_THAT(e.log(), Catch::Contains("error"));
+    CHECK_THAT(e.options(), Catch::Contains("--gpu-architecture=sm_90"));
+    CHECK_THAT(e.what(), Catch::Contains(broken.name));
+  }
+}

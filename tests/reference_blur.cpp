@@ -1,0 +1,101 @@
+// reference_blur.cpp — the float64 reference and test images.
+#include "reference_blur.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace gpublur::test {
+namespace {
+
+// Where sample i of an axis of n samples comes from; -1 means the constant.
+int source_index(Border border, int i, int n) {
+  switch (border) {
+    case Border::kClamp:
+      return std::clamp(i, 0, n - 1);
+    case Border::kReflect:  // mirror about the pixel edges until inside
+      while (i < 0 || i >= n) i = i < 0 ? -i - 1 : 2 * n - 1 - i;
+      return i;
+    case Border::kReflect101:  // mirror about the edge pixels until inside
+      if (n == 1) return 0;
+      while (i < 0 || i >= n) i = i < 0 ? -i : 2 * n - 2 - i;
+      return i;
+    case Border::kWrap:
+      return ((i % n) + n) % n;
+    case Border::kConstant:
+      return i < 0 || i >= n ? -1 : i;
+  }
+  return -1;
+}
+
+std::vector<double> gaussian(int size, double sigma) {
+  const int r = size / 2;
+  std::vector<double> g(static_cast<std::size_t>(size));
+  double sum = 0;
+  for (int k = -r; k <= r; ++k) {
+    g[static_cast<std::size_t>(k + r)] = std::exp(-(k * k) / (2 * sigma * sigma));
+    sum += g[static_cast<std::size_t>(k + r)];
+  }
+  for (double& v : g) v /= sum;
+  return g;
+}
+
+}  // namespace
+
+std::vector<double> reference_blur(const Image& in, int size, double sigma, Border border,
+                                   const std::array<std::uint8_t, 4>& border_value) {
+  const std::vector<double> g = gaussian(size, sigma);
+  const int r = size / 2, w = in.width, h = in.height, c = in.channels;
+  std::vector<double> out(in.pixels.size());
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      for (int ch = 0; ch < c; ++ch) {
+        double acc = 0;
+        for (int dy = -r; dy <= r; ++dy) {
+          const int sy = source_index(border, y + dy, h);
+          for (int dx = -r; dx <= r; ++dx) {
+            const int sx = source_index(border, x + dx, w);
+            const double p = (sy < 0 || sx < 0)
+                                 ? border_value[static_cast<std::size_t>(ch)]
+                                 : in.pixels[(static_cast<std::size_t>(sy) * static_cast<std::size_t>(w) +
+                                              static_cast<std::size_t>(sx)) * static_cast<std::size_t>(c) +
+                                             static_cast<std::size_t>(ch)];
+            acc += g[static_cast<std::size_t>(dy + r)] * g[static_cast<std::size_t>(dx + r)] * p;
+          }
+        }
+        out[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) *
+                static_cast<std::size_t>(c) + static_cast<std::size_t>(ch)] = acc;
+      }
+    }
+  }
+  return out;
+}
+
+double max_abs_diff(const Image& image, const std::vector<double>& reference) {
+  double worst = 0;
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    worst = std::max(worst, std::fabs(image.pixels[i] - reference[i]));
+  }
+  return worst;
+}
+
+Image random_image(int width, int height, int channels, std::uint32_t seed) {
+  Image image = make_image(width, height, channels);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (auto& p : image.pixels) p = static_cast<std::uint8_t>(byte(rng));
+  return image;
+}
+
+BlurSpec make_test_spec(int size, double sigma, int channels, Border border,
+                        std::array<std::uint8_t, 4> border_value) {
+  BlurSpec spec;
+  spec.x = make_weights(size, sigma);
+  spec.y = spec.x;
+  spec.channels = channels;
+  spec.border = border;
+  spec.border_value = border_value;
+  return spec;
+}
+
+}  // namespace gpublur::test

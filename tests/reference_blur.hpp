@@ -1,0 +1,28 @@
+// reference_blur.hpp — test support: an independent float64 Gaussian (direct 2-D convolution,
+// its own border code) to hold gpublur's integer blur against, and deterministic test images.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "blur_spec.hpp"
+#include "image.hpp"
+
+namespace gpublur::test {
+
+/// Exact real-valued blur of `in` with the truncated, renormalised Gaussian of (size, sigma),
+/// one value per byte of the image. Written without gpublur's weights or border code.
+std::vector<double> reference_blur(const Image& in, int size, double sigma, Border border,
+                                   const std::array<std::uint8_t, 4>& border_value);
+
+/// The largest |a - b| over all bytes.
+double max_abs_diff(const Image& image, const std::vector<double>& reference);
+
+/// Uniform random bytes from a fixed seed.
+Image random_image(int width, int height, int channels, std::uint32_t seed);
+
+/// A spec with the same taps on both axes.
+BlurSpec make_test_spec(int size, double sigma, int channels, Border border = Border::kClamp,
+                        std::array<std::uint8_t, 4> border_value = {});
+
+}  // namespace gpublur::test
