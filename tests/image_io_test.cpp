@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include "atomic_file.hpp"
@@ -24,7 +25,10 @@ struct TempDir {
     std::string pattern = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/gpublur-test-XXXXXX");
     path = ::mkdtemp(pattern.data());
   }
-  ~TempDir() { (void)std::system(("rm -rf '" + path + "'").c_str()); }
+  ~TempDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
   std::string file(const std::string& name) const { return path + "/" + name; }
 };
 

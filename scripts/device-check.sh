@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# device-check.sh [DEPS_PREFIX] — on a machine with an NVIDIA GPU and no package registry:
+# configure with dependency headers unpacked under DEPS_PREFIX (dpkg -x of libcli11-dev, catch2,
+# libstb-dev), build, run the whole CTest suite (GPU tests included), then the CLI on a sample
+# with both targets. Writes logs to $OUT when set.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+prefix=${1:-}
+out=${OUT:-build/device-check}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+cmake -S . -B build/device -DCMAKE_BUILD_TYPE=RelWithDebInfo ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} >"$out/configure.log" 2>&1 \
+  || { tail -20 "$out/configure.log"; exit 1; }
+cmake --build build/device -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+ctest --test-dir build/device --output-on-failure -j 4 2>&1 | tee "$out/ctest.log" | tail -12
+status=${PIPESTATUS[0]}
+build/device/tests/gpublur_gpu_tests 2>&1 | tee "$out/gpu_tests.log" | tail -3
+for target in cubin ptx; do
+  build/device/gpublur samples/detail.png "$out/detail-$target.png" --size 7 --sigma 1.5 --target "$target" -v
+done
+build/device/gpublur samples/detail.png "$out/detail-cpu.png" --size 7 --sigma 1.5 --device cpu
+cmp "$out/detail-cubin.png" "$out/detail-cpu.png" && cmp "$out/detail-ptx.png" "$out/detail-cpu.png" \
+  && echo "CLI: cubin == ptx == cpu output, byte for byte"
+build/device/gpublur --version
+exit "$status"
