@@ -16,11 +16,15 @@ constexpr int kW = 512;
 constexpr int kH = 320;
 constexpr double kPi = 3.14159265358979323846;
 
-std::uint8_t to_byte(double v) { return static_cast<std::uint8_t>(std::lround(std::fmin(std::fmax(v, 0.0), 255.0))); }
+std::uint8_t to_byte(double v) {
+  return static_cast<std::uint8_t>(std::lround(std::fmin(std::fmax(v, 0.0), 255.0)));
+}
 
 void set(Image& im, int x, int y, int c, double v) {
-  im.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(im.width) + static_cast<std::size_t>(x)) *
-                static_cast<std::size_t>(im.channels) + static_cast<std::size_t>(c)] = to_byte(v);
+  im.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(im.width) +
+             static_cast<std::size_t>(x)) *
+                static_cast<std::size_t>(im.channels) +
+            static_cast<std::size_t>(c)] = to_byte(v);
 }
 
 // Smooth colour ramps: banding or a colour shift shows up at once.
@@ -70,7 +74,8 @@ Image alpha() {
   for (int y = 0; y < kH; ++y)
     for (int x = 0; x < kW; ++x) {
       double r = 0, g = 255, b = 0, a = 0;
-      if ((x - 180) * (x - 180) + (y - 160) * (y - 160) < 100 * 100) r = 230, g = 20, b = 20, a = 255;
+      if ((x - 180) * (x - 180) + (y - 160) * (y - 160) < 100 * 100)
+        r = 230, g = 20, b = 20, a = 255;
       if (x > 300 && x < 460 && y > 110 && y < 210) r = 20, g = 40, b = 230, a = 128;
       set(im, x, y, 0, r), set(im, x, y, 1, g), set(im, x, y, 2, b), set(im, x, y, 3, a);
     }
@@ -89,14 +94,25 @@ Image before_after(const Image& image, int size, double sigma) {
   for (int y = 0; y < image.height; ++y) {
     for (int x = 0; x < out.width; ++x) {
       for (std::size_t k = 0; k < c; ++k) {
-        const std::size_t dst = (static_cast<std::size_t>(y) * static_cast<std::size_t>(out.width) + static_cast<std::size_t>(x)) * c + k;
+        const std::size_t dst = (static_cast<std::size_t>(y) * static_cast<std::size_t>(out.width) +
+                                 static_cast<std::size_t>(x)) *
+                                    c +
+                                k;
         if (x < image.width) {
-          out.pixels[dst] = image.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(image.width) + static_cast<std::size_t>(x)) * c + k];
+          out.pixels[dst] =
+              image.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(image.width) +
+                            static_cast<std::size_t>(x)) *
+                               c +
+                           k];
         } else if (x < image.width + 4) {
           out.pixels[dst] = 255;
         } else {
           const auto sx = static_cast<std::size_t>(x - image.width - 4);
-          out.pixels[dst] = blurred.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(image.width) + sx) * c + k];
+          out.pixels[dst] =
+              blurred.pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(image.width) +
+                              sx) *
+                                 c +
+                             k];
         }
       }
     }

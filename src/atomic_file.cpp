@@ -37,7 +37,8 @@ class TempFile {
  public:
   explicit TempFile(const std::string& destination) {
     const auto slash = destination.find_last_of('/');
-    const std::string base = slash == std::string::npos ? destination : destination.substr(slash + 1);
+    const std::string base =
+        slash == std::string::npos ? destination : destination.substr(slash + 1);
     path_ = directory_of(destination) + "/." + base + ".gpublur-XXXXXX";
     fd_ = ::mkstemp(path_.data());
     if (fd_ < 0) throw_errno("cannot create a temporary file for", destination, errno);

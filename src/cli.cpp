@@ -50,24 +50,33 @@ std::string describe_list(std::initializer_list<const char*> names) {
 void define_options(CLI::App& app, Options& o, std::string& target, std::string& device,
                     std::string& border, std::string& arch, std::vector<int>& border_value) {
   app.add_option("input", o.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
-  app.add_option("output", o.output, "Where to write the result; format from the extension "
-                                      "(.png .jpg .jpeg .bmp .tga)");
+  app.add_option("output", o.output,
+                 "Where to write the result; format from the extension "
+                 "(.png .jpg .jpeg .bmp .tga)");
   app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
   app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
-  app.add_option("--border", border, "Border mode: " + describe_list({"clamp", "reflect", "reflect101", "wrap", "constant"}))
+  app.add_option(
+         "--border", border,
+         "Border mode: " + describe_list({"clamp", "reflect", "reflect101", "wrap", "constant"}))
       ->default_str("clamp");
-  app.add_option("--border-value", border_value,
-                 "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
+  app.add_option(
+         "--border-value", border_value,
+         "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
       ->delimiter(',');
   app.add_option("--device", device, "Where to blur: auto|gpu|cpu")->default_str("auto");
-  app.add_option("--target", target, "GPU code: cubin (compiled for the GPU) or ptx (JIT by the driver)")
+  app.add_option("--target", target,
+                 "GPU code: cubin (compiled for the GPU) or ptx (JIT by the driver)")
       ->default_str("cubin");
-  app.add_option("--arch", arch, "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
-  app.add_option("--dump-ptx", o.dump_ptx, "Write the PTX that ran to FILE (default or '-': stdout)")
+  app.add_option("--arch", arch,
+                 "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
+  app.add_option("--dump-ptx", o.dump_ptx,
+                 "Write the PTX that ran to FILE (default or '-': stdout)")
       ->expected(0, 1);
-  app.add_option("--dump-source", o.dump_source, "Write the generated CUDA C++ to FILE (default or '-': stdout)")
+  app.add_option("--dump-source", o.dump_source,
+                 "Write the generated CUDA C++ to FILE (default or '-': stdout)")
       ->expected(0, 1);
-  app.add_option("--channels", o.channels, "Channel count to compile for when no input image is given")
+  app.add_option("--channels", o.channels,
+                 "Channel count to compile for when no input image is given")
       ->default_str("3");
   app.add_flag("-v,--verbose", o.verbose, "Say what was used: sizes, taps, device, compile target");
   app.add_flag("--version", o.version, "Print gpublur, NVRTC and driver versions and the GPU");
@@ -90,11 +99,13 @@ std::optional<DeviceChoice> parse_device(const std::string& s) {
 
 std::array<std::uint8_t, 4> parse_border_value(const std::vector<int>& values) {
   if (values.empty()) return {};
-  if (values.size() > 4) throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
+  if (values.size() > 4)
+    throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
   std::array<std::uint8_t, 4> out{};
   for (std::size_t c = 0; c < 4; ++c) {
     const int v = values.size() == 1 ? values[0] : (c < values.size() ? values[c] : 0);
-    if (v < 0 || v > 255) throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
+    if (v < 0 || v > 255)
+      throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
     out[c] = static_cast<std::uint8_t>(v);
   }
   return out;
@@ -110,7 +121,8 @@ void apply_choices(Options& o, const std::string& target, const std::string& dev
                           "clamp, reflect, reflect101, wrap, constant");
   if (!arch.empty()) {
     o.arch = parse_arch(arch);
-    if (!o.arch) throw UsageError("--arch: '" + arch + "' is not an architecture; write it like sm_90");
+    if (!o.arch)
+      throw UsageError("--arch: '" + arch + "' is not an architecture; write it like sm_90");
   }
   o.border_value = parse_border_value(border_value);
   if (o.dump_ptx && o.dump_ptx->empty()) o.dump_ptx = "-";
@@ -121,9 +133,10 @@ void apply_choices(Options& o, const std::string& target, const std::string& dev
 
 ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                std::ostream& err) {
-  CLI::App app{"gpublur " + std::string(kVersion) +
-                   " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
-               "gpublur"};
+  CLI::App app{
+      "gpublur " + std::string(kVersion) +
+          " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
+      "gpublur"};
   Options o;
   std::string target = "cubin", device = "auto", border = "clamp", arch;
   std::vector<int> border_value;
@@ -145,21 +158,25 @@ void validate_options(const Options& o) {
   if (o.version) return;
   if (o.size && (*o.size < 1 || *o.size % 2 == 0 || *o.size > kMaxKernelSize)) {
     const int s = *o.size;
-    const std::string hint = s >= 1 && s % 2 == 0 && s < kMaxKernelSize
-                                 ? "; try --size " + std::to_string(s - 1) + " or --size " + std::to_string(s + 1)
-                                 : "; e.g. --size 7";
+    const std::string hint =
+        s >= 1 && s % 2 == 0 && s < kMaxKernelSize
+            ? "; try --size " + std::to_string(s - 1) + " or --size " + std::to_string(s + 1)
+            : "; e.g. --size 7";
     throw UsageError("--size must be an odd number from 1 to " + std::to_string(kMaxKernelSize) +
                      " (got " + std::to_string(s) + ")" + hint);
   }
   if (o.sigma && !(std::isfinite(*o.sigma) && *o.sigma > 0)) {
     std::ostringstream got;
     got << *o.sigma;
-    throw UsageError("--sigma must be a finite number > 0 (got " + got.str() + "); e.g. --sigma 1.5");
+    throw UsageError("--sigma must be a finite number > 0 (got " + got.str() +
+                     "); e.g. --sigma 1.5");
   }
-  if (!o.size && !o.sigma) throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
+  if (!o.size && !o.sigma)
+    throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
   if (!o.size && *o.sigma > (kMaxKernelSize - 1) / 6.0) {
     throw UsageError("--sigma " + std::to_string(*o.sigma) + " would need a kernel wider than " +
-                     std::to_string(kMaxKernelSize) + "; give a smaller --sigma or an explicit --size");
+                     std::to_string(kMaxKernelSize) +
+                     "; give a smaller --sigma or an explicit --size");
   }
   if (o.channels < 1 || o.channels > 4) throw UsageError("--channels must be 1 to 4");
   const bool dumping = o.dump_ptx || o.dump_source;
@@ -170,10 +187,12 @@ void validate_options(const Options& o) {
     throw UsageError("missing the output image after '" + o.input + "'");
   }
   if (!o.output.empty() && !format_for_path(o.output)) {
-    throw UsageError("cannot write '" + o.output + "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+    throw UsageError("cannot write '" + o.output +
+                     "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
   }
   if (o.dump_ptx && o.device == DeviceChoice::kCpu && !o.arch) {
-    throw UsageError("--dump-ptx with --device cpu needs --arch (e.g. --arch sm_90): no GPU to compile for");
+    throw UsageError(
+        "--dump-ptx with --device cpu needs --arch (e.g. --arch sm_90): no GPU to compile for");
   }
 }
 

@@ -20,13 +20,15 @@ class RowBlurrer {
  public:
   RowBlurrer(const Image& in, const BlurSpec& spec) : in_(in), spec_(spec) {
     const std::size_t row = in.row_bytes();
-    const std::size_t halo = static_cast<std::size_t>(spec.x.radius()) * static_cast<std::size_t>(in.channels);
+    const std::size_t halo =
+        static_cast<std::size_t>(spec.x.radius()) * static_cast<std::size_t>(in.channels);
     vertical_.resize(row);
     extended_.resize(row + 2 * halo);
     horizontal_.resize(row);
     if (spec.border == Border::kConstant) {
       constant_row_.resize(row);
-      for (std::size_t i = 0; i < row; ++i) constant_row_[i] = spec.border_value[i % static_cast<std::size_t>(in.channels)];
+      for (std::size_t i = 0; i < row; ++i)
+        constant_row_[i] = spec.border_value[i % static_cast<std::size_t>(in.channels)];
     }
   }
 

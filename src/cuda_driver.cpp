@@ -24,8 +24,9 @@ bool resolve(GetProcAddress get, Fn& fn, const char* name, std::string& why) {
   CUdriverProcAddressQueryResult found{};
   const CUresult status = get(name, &pointer, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
   if (status != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS || !pointer) {
-    why = std::string("the driver has no ") + name + " for CUDA " + std::to_string(CUDA_VERSION / 1000) +
-          "." + std::to_string(CUDA_VERSION % 1000 / 10) + " (driver too old?)";
+    why = std::string("the driver has no ") + name + " for CUDA " +
+          std::to_string(CUDA_VERSION / 1000) + "." + std::to_string(CUDA_VERSION % 1000 / 10) +
+          " (driver too old?)";
     return false;
   }
   fn = reinterpret_cast<Fn>(pointer);

@@ -60,12 +60,12 @@ const DriverApi& api();
 }  // namespace gpublur::cuda
 
 /// Checks one driver call; `subject` (what gpublur was doing) is evaluated only on failure.
-#define GB_CU_CHECK(call, subject)                                                  \
-  do {                                                                              \
-    const CUresult gb_cu_status_ = (call);                                          \
-    if (gb_cu_status_ != CUDA_SUCCESS) {                                            \
-      ::gpublur::cuda::throw_cuda_error(gb_cu_status_, #call, (subject));           \
-    }                                                                               \
+#define GB_CU_CHECK(call, subject)                                        \
+  do {                                                                    \
+    const CUresult gb_cu_status_ = (call);                                \
+    if (gb_cu_status_ != CUDA_SUCCESS) {                                  \
+      ::gpublur::cuda::throw_cuda_error(gb_cu_status_, #call, (subject)); \
+    }                                                                     \
   } while (0)
 
 namespace gpublur::cuda {

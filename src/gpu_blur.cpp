@@ -20,7 +20,8 @@ CUdevice device_handle(int ordinal) {
 }
 
 unsigned blocks(std::size_t extent, int tile) {
-  return static_cast<unsigned>((extent + static_cast<std::size_t>(tile) - 1) / static_cast<std::size_t>(tile));
+  return static_cast<unsigned>((extent + static_cast<std::size_t>(tile) - 1) /
+                               static_cast<std::size_t>(tile));
 }
 
 }  // namespace
@@ -68,9 +69,9 @@ GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const Compile
 
   // Owners in dependency order: the context outlives everything created in it.
   cuda::Context context(device_handle(gpu.ordinal));
-  cuda::Module module(compiled.module_image(),
-                      "the kernel (" + std::string(target_name(compiled.plan.target)) + " for " +
-                          compiled.plan.arch.sm() + ")");
+  cuda::Module module(compiled.module_image(), "the kernel (" +
+                                                   std::string(target_name(compiled.plan.target)) +
+                                                   " for " + compiled.plan.arch.sm() + ")");
   const CUfunction function = module.function(kernel.entry.c_str());
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);

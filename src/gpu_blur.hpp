@@ -16,8 +16,8 @@ namespace gpublur {
 struct GpuInfo {
   int ordinal = 0;
   std::string name;
-  Arch arch;                   // compute capability
-  int driver_version = 0;      // e.g. 13000 for CUDA 13.0
+  Arch arch;               // compute capability
+  int driver_version = 0;  // e.g. 13000 for CUDA 13.0
   std::size_t memory_bytes = 0;
 };
 

@@ -96,7 +96,8 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
   int ok = 0;
   switch (format) {
     case ImageFormat::kPng:
-      ok = stbi_write_png_to_func(append, &out, w, h, c, pixels, static_cast<int>(image.row_bytes()));
+      ok = stbi_write_png_to_func(append, &out, w, h, c, pixels,
+                                  static_cast<int>(image.row_bytes()));
       break;
     case ImageFormat::kJpeg:
       ok = stbi_write_jpg_to_func(append, &out, w, h, c, pixels, options.jpeg_quality);

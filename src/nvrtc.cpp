@@ -34,11 +34,12 @@ CompilePlan plan_compile(Arch device, Target requested, const NvrtcVersion& nvrt
   }
   // Newer than this NVRTC knows, or a gap in its list: PTX for the best architecture below it,
   // which the driver compiles for the real GPU when loading.
-  const int best = *std::prev(std::upper_bound(nvrtc.archs.begin(), nvrtc.archs.end(), device.number()));
+  const int best =
+      *std::prev(std::upper_bound(nvrtc.archs.begin(), nvrtc.archs.end(), device.number()));
   CompilePlan plan{arch_from_number(best), Target::kPtx, ""};
-  plan.note = "NVRTC " + version + " cannot compile for " + device.sm() + " (newest: " +
-              arch_from_number(newest).sm() + "); using PTX for " + plan.arch.compute() +
-              ", which the driver compiles for this GPU";
+  plan.note = "NVRTC " + version + " cannot compile for " + device.sm() +
+              " (newest: " + arch_from_number(newest).sm() + "); using PTX for " +
+              plan.arch.compute() + ", which the driver compiles for this GPU";
   return plan;
 }
 

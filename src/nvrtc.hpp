@@ -34,9 +34,9 @@ CompilePlan plan_compile(Arch device, Target requested, const NvrtcVersion& nvrt
 struct CompiledKernel {
   CompilePlan plan;
   std::vector<std::string> options;
-  std::string ptx;           // always present: the PTX the CUBIN was assembled from, or the target
-  std::vector<char> cubin;   // present for Target::kCubin
-  std::string log;           // NVRTC's warnings, if any
+  std::string ptx;          // always present: the PTX the CUBIN was assembled from, or the target
+  std::vector<char> cubin;  // present for Target::kCubin
+  std::string log;          // NVRTC's warnings, if any
 
   /// The bytes to hand to cuModuleLoadData: the CUBIN, or the NUL-terminated PTX.
   const void* module_image() const;

@@ -9,14 +9,14 @@
 namespace gpublur::nvrtc {
 namespace {
 
-
 std::vector<std::string> library_candidates() {
   // The NVRTC this gpublur was built against: its soname carries the CUDA major version.
   const std::string soname = "libnvrtc.so." + std::to_string(GPUBLUR_CUDA_MAJOR);
   // $GPUBLUR_NVRTC replaces the search, so a user can pick one NVRTC and tests can hide it.
   if (const char* path = std::getenv("GPUBLUR_NVRTC")) return {path};
   std::vector<std::string> names{soname};
-  if (const char* home = std::getenv("CUDA_HOME")) names.push_back(std::string(home) + "/lib64/" + soname);
+  if (const char* home = std::getenv("CUDA_HOME"))
+    names.push_back(std::string(home) + "/lib64/" + soname);
   names.push_back("/usr/local/cuda/lib64/" + soname);
   names.push_back("/usr/local/cuda-" + std::to_string(GPUBLUR_CUDA_MAJOR) + "/lib64/" + soname);
   return names;
@@ -32,8 +32,8 @@ NvrtcApi load() {
   std::string why;
   void* lib = open_first_library(library_candidates(), why);
   if (!lib) {
-    throw Error("cannot load NVRTC (needed to compile the kernel): " + why +
-                "; install the CUDA " + std::to_string(GPUBLUR_CUDA_MAJOR) +
+    throw Error("cannot load NVRTC (needed to compile the kernel): " + why + "; install the CUDA " +
+                std::to_string(GPUBLUR_CUDA_MAJOR) +
                 " toolkit, or set GPUBLUR_NVRTC to the path of libnvrtc.so");
   }
   NvrtcApi a{};
@@ -63,9 +63,11 @@ void check(nvrtcResult status, const char* call, const std::string& subject) {
 
 std::string program_log(nvrtcProgram program) {
   std::size_t size = 0;
-  check(api().nvrtcGetProgramLogSize(program, &size), "nvrtcGetProgramLogSize", "reading the compile log");
+  check(api().nvrtcGetProgramLogSize(program, &size), "nvrtcGetProgramLogSize",
+        "reading the compile log");
   std::string log(size, '\0');
-  check(api().nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog", "reading the compile log");
+  check(api().nvrtcGetProgramLog(program, log.data()), "nvrtcGetProgramLog",
+        "reading the compile log");
   while (!log.empty() && (log.back() == '\0' || log.back() == '\n')) log.pop_back();
   return log;
 }
@@ -102,7 +104,8 @@ CompileResult compile_program(const std::string& source, const std::string& name
   std::size_t size = 0;
   check(nv.nvrtcGetPTXSize(program.get(), &size), "nvrtcGetPTXSize", "reading the PTX of " + name);
   result.ptx.resize(size);
-  check(nv.nvrtcGetPTX(program.get(), result.ptx.data()), "nvrtcGetPTX", "reading the PTX of " + name);
+  check(nv.nvrtcGetPTX(program.get(), result.ptx.data()), "nvrtcGetPTX",
+        "reading the PTX of " + name);
   while (!result.ptx.empty() && result.ptx.back() == '\0') result.ptx.pop_back();
 
   // A virtual architecture (compute_XY) yields no CUBIN; NVRTC then reports size 0 or an error.

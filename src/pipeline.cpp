@@ -143,8 +143,8 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
     }
     result = blur_on_cpu(input->image, spec);
     if (o.verbose) {
-      err << "gpublur: blurred on the CPU in " << std::fixed << std::setprecision(1) << ms_since(start)
-          << " ms\n";
+      err << "gpublur: blurred on the CPU in " << std::fixed << std::setprecision(1)
+          << ms_since(start) << " ms\n";
     }
   }
   write_image(result, o.output);

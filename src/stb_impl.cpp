@@ -2,7 +2,8 @@
 // Debian's libstb-dev headers. Built without the project's warning flags (third-party code).
 #include "image.hpp"
 
-#define STBI_MAX_DIMENSIONS 65535  // == gpublur::kMaxDimension; stb rejects larger before allocating
+#define STBI_MAX_DIMENSIONS \
+  65535  // == gpublur::kMaxDimension; stb rejects larger before allocating
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO  // gpublur writes files itself, atomically

@@ -1,9 +1,9 @@
 // weights.cpp — integer Gaussian taps; see weights.hpp for the arithmetic they feed.
 #include "weights.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <algorithm>
 #include <optional>
 
 #include "errors.hpp"

@@ -103,8 +103,11 @@ TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
 }
 
 TEST_CASE("bad choices are usage errors", "[cli]") {
-  for (auto args : {std::vector<const char*>{"--target", "sass"}, {"--device", "tpu"},
-                    {"--border", "mirror"}, {"--arch", "90"}, {"--border-value", "300"}}) {
+  for (auto args : {std::vector<const char*>{"--target", "sass"},
+                    {"--device", "tpu"},
+                    {"--border", "mirror"},
+                    {"--arch", "90"},
+                    {"--border-value", "300"}}) {
     CHECK_THROWS_AS(parse(args), UsageError);
   }
 }

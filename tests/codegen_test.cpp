@@ -36,8 +36,9 @@ void check_golden(const std::string& name, const std::string& actual) {
 
 TEST_CASE("generated source matches the golden files", "[codegen]") {
   check_golden("blur_7x7_c3_clamp.cu", generate_kernel(test::make_test_spec(7, 1.5, 3)).source);
-  check_golden("blur_3x3_c4_constant.cu",
-               generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255})).source);
+  check_golden(
+      "blur_3x3_c4_constant.cu",
+      generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255})).source);
 }
 
 TEST_CASE("the template is appended unchanged after the prelude", "[codegen]") {

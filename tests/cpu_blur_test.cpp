@@ -8,12 +8,19 @@
 using namespace gpublur;
 
 TEST_CASE("CPU blur is within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
-  const auto [width, height, channels, size, sigma] = GENERATE(table<int, int, int, int, double>({
-      {1, 1, 1, 7, 1.5},     {13, 42, 3, 7, 1.5},  {176, 113, 4, 5, 1.0}, {17, 3, 2, 31, 5.0},
-      {64, 48, 3, 31, 5.0},  {3, 2, 4, 31, 5.0},   {1, 29, 1, 9, 2.0},    {40, 30, 1, 1, 0.5},
-      {33, 21, 3, 15, 0.3},  {50, 40, 4, 21, 20.0}}));
-  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap,
-                                 Border::kConstant);
+  const auto [width, height, channels, size, sigma] =
+      GENERATE(table<int, int, int, int, double>({{1, 1, 1, 7, 1.5},
+                                                  {13, 42, 3, 7, 1.5},
+                                                  {176, 113, 4, 5, 1.0},
+                                                  {17, 3, 2, 31, 5.0},
+                                                  {64, 48, 3, 31, 5.0},
+                                                  {3, 2, 4, 31, 5.0},
+                                                  {1, 29, 1, 9, 2.0},
+                                                  {40, 30, 1, 1, 0.5},
+                                                  {33, 21, 3, 15, 0.3},
+                                                  {50, 40, 4, 21, 20.0}}));
+  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101,
+                                 Border::kWrap, Border::kConstant);
   CAPTURE(width, height, channels, size, sigma, border_name(border));
   const std::array<std::uint8_t, 4> value{200, 10, 128, 255};
   const Image in = test::random_image(width, height, channels, 1234);

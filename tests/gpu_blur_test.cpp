@@ -54,7 +54,8 @@ void require_gpu_equals_cpu(const Image& in, const BlurSpec& spec) {
 TEST_CASE("GPU == CPU for kernel sizes 1 to 31, 1-4 channels, awkward shapes", "[gpu]") {
   const int channels = GENERATE(1, 2, 3, 4);
   const auto [width, height] = GENERATE(table<int, int>({{1, 1}, {17, 3}, {1000, 777}}));
-  const Image in = test::random_image(width, height, channels, static_cast<std::uint32_t>(width + channels));
+  const Image in =
+      test::random_image(width, height, channels, static_cast<std::uint32_t>(width + channels));
   for (int size = 1; size <= 31; size += 2) {
     CAPTURE(channels, width, height, size);
     require_gpu_equals_cpu(in, test::make_test_spec(size, size / 4.0 + 0.3, channels));
@@ -64,12 +65,18 @@ TEST_CASE("GPU == CPU for kernel sizes 1 to 31, 1-4 channels, awkward shapes", "
 TEST_CASE("GPU == CPU for every border, radius beyond the image", "[gpu]") {
   const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101,
                                  Border::kWrap, Border::kConstant);
-  const auto [width, height, channels, size] = GENERATE(table<int, int, int, int>({
-      {3, 2, 4, 31}, {1, 50, 3, 9}, {50, 1, 2, 9}, {13, 42, 3, 7}, {176, 113, 4, 15},
-      {1009, 13, 1, 31}, {257, 263, 3, 5}}));
+  const auto [width, height, channels, size] =
+      GENERATE(table<int, int, int, int>({{3, 2, 4, 31},
+                                          {1, 50, 3, 9},
+                                          {50, 1, 2, 9},
+                                          {13, 42, 3, 7},
+                                          {176, 113, 4, 15},
+                                          {1009, 13, 1, 31},
+                                          {257, 263, 3, 5}}));
   CAPTURE(border_name(border), width, height, channels, size);
   const Image in = test::random_image(width, height, channels, 99);
-  require_gpu_equals_cpu(in, test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3}));
+  require_gpu_equals_cpu(
+      in, test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3}));
 }
 
 TEST_CASE("GPU == CPU for large kernels", "[gpu]") {

@@ -22,7 +22,8 @@ namespace {
 struct TempDir {
   std::string path;
   TempDir() {
-    std::string pattern = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + std::string("/gpublur-test-XXXXXX");
+    std::string pattern = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
+                          std::string("/gpublur-test-XXXXXX");
     path = ::mkdtemp(pattern.data());
   }
   ~TempDir() {
@@ -94,7 +95,8 @@ TEST_CASE("format from extension", "[image_io]") {
 TEST_CASE("unreadable inputs are IoErrors naming the file", "[image_io]") {
   TempDir dir;
   SECTION("missing") {
-    CHECK_THROWS_WITH(read_image(dir.file("none.png")), Catch::Contains("none.png") && Catch::Contains("No such file"));
+    CHECK_THROWS_WITH(read_image(dir.file("none.png")),
+                      Catch::Contains("none.png") && Catch::Contains("No such file"));
   }
   SECTION("text named .png") {
     write_bytes(dir.file("text.png"), "this is not an image\n");

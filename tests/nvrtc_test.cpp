@@ -62,8 +62,8 @@ TEST_CASE("the blur kernel compiles to PTX and CUBIN without a GPU", "[nvrtc]") 
 }
 
 TEST_CASE("large kernels and every border compile", "[nvrtc]") {
-  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap,
-                                 Border::kConstant);
+  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101,
+                                 Border::kWrap, Border::kConstant);
   const GeneratedKernel kernel = generate_kernel(test::make_test_spec(255, 42.0, 4, border));
   CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""}));
 }

@@ -55,16 +55,20 @@ std::vector<double> reference_blur(const Image& in, int size, double sigma, Bord
           const int sy = source_index(border, y + dy, h);
           for (int dx = -r; dx <= r; ++dx) {
             const int sx = source_index(border, x + dx, w);
-            const double p = (sy < 0 || sx < 0)
-                                 ? border_value[static_cast<std::size_t>(ch)]
-                                 : in.pixels[(static_cast<std::size_t>(sy) * static_cast<std::size_t>(w) +
-                                              static_cast<std::size_t>(sx)) * static_cast<std::size_t>(c) +
-                                             static_cast<std::size_t>(ch)];
+            const double p =
+                (sy < 0 || sx < 0)
+                    ? border_value[static_cast<std::size_t>(ch)]
+                    : in.pixels[(static_cast<std::size_t>(sy) * static_cast<std::size_t>(w) +
+                                 static_cast<std::size_t>(sx)) *
+                                    static_cast<std::size_t>(c) +
+                                static_cast<std::size_t>(ch)];
             acc += g[static_cast<std::size_t>(dy + r)] * g[static_cast<std::size_t>(dx + r)] * p;
           }
         }
-        out[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)) *
-                static_cast<std::size_t>(c) + static_cast<std::size_t>(ch)] = acc;
+        out[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) +
+             static_cast<std::size_t>(x)) *
+                static_cast<std::size_t>(c) +
+            static_cast<std::size_t>(ch)] = acc;
       }
     }
   }

@@ -59,11 +59,17 @@ TEST_CASE("UniqueHandle destroys exactly once", "[unique_handle]") {
     CHECK(destroyed == std::vector<int>{5});
   }
   SECTION("release gives up ownership") {
-    { Fake a(6); CHECK(a.release() == 6); }
+    {
+      Fake a(6);
+      CHECK(a.release() == 6);
+    }
     CHECK(destroyed.empty());
   }
   SECTION("empty handles destroy nothing") {
-    { Fake a; Fake b(std::move(a)); }
+    {
+      Fake a;
+      Fake b(std::move(a));
+    }
     CHECK(destroyed.empty());
   }
 }

@@ -12,9 +12,17 @@ using namespace gpublur;
 // even numbers around its ideal;
 // the L1 distance is what bounds the blur's error (weights.hpp).
 TEST_CASE("taps sum to exactly 2^16, are symmetric and close to the ideal", "[weights]") {
-  const auto [size, sigma] = GENERATE(table<int, double>({
-      {1, 0.5}, {3, 0.8}, {5, 1.0}, {7, 1.5}, {7, 0.1}, {9, 100.0}, {15, 2.5}, {31, 5.0},
-      {101, 16.0}, {255, 42.0}, {4095, 600.0}}));
+  const auto [size, sigma] = GENERATE(table<int, double>({{1, 0.5},
+                                                          {3, 0.8},
+                                                          {5, 1.0},
+                                                          {7, 1.5},
+                                                          {7, 0.1},
+                                                          {9, 100.0},
+                                                          {15, 2.5},
+                                                          {31, 5.0},
+                                                          {101, 16.0},
+                                                          {255, 42.0},
+                                                          {4095, 600.0}}));
   CAPTURE(size, sigma);
   const Weights w = make_weights(size, sigma);
   REQUIRE(w.taps.size() == static_cast<std::size_t>(size));

@@ -23,10 +23,13 @@
 #define GB_CHANNELS 3
 #define GB_RADIUS_X 1
 #define GB_RADIUS_Y 1
-#define GB_TAPS_X {16384u, 32768u, 16384u}
-#define GB_TAPS_Y {16384u, 32768u, 16384u}
+#define GB_TAPS_X \
+  { 16384u, 32768u, 16384u }
+#define GB_TAPS_Y \
+  { 16384u, 32768u, 16384u }
 #define GB_BORDER 0
-#define GB_BORDER_VALUE {0u, 0u, 0u, 0u}
+#define GB_BORDER_VALUE \
+  { 0u, 0u, 0u, 0u }
 #define GB_TILE_W 256
 #define GB_TILE_H 16
 #define GB_BLOCK_THREADS 256
@@ -95,8 +98,9 @@ __device__ __forceinline__ unsigned vertical_sum(const unsigned char* __restrict
 #pragma unroll 32
   for (int j = 0; j < 2 * kRadiusY + 1; ++j) {
     const int sy = border_index(y + j - kRadiusY, height);
-    const unsigned p = sy < 0 ? gb_border_value[channel]
-                              : static_cast<unsigned>(__ldg(column + static_cast<size_t>(sy) * row_bytes));
+    const unsigned p =
+        sy < 0 ? gb_border_value[channel]
+               : static_cast<unsigned>(__ldg(column + static_cast<size_t>(sy) * row_bytes));
     a += gb_taps_y[j] * p;
   }
   return a;
@@ -107,8 +111,8 @@ __device__ __forceinline__ unsigned vertical_sum(const unsigned char* __restrict
 // One block blurs kTileH rows x kTileW bytes: the vertical pass fills shared memory with the
 // tile plus its horizontal halo, then the horizontal pass reads it back.
 extern "C" __global__ void __launch_bounds__(kBlockThreads)
-    gb_blur_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out,
-                   int width, int height) {
+    gb_blur_kernel(const unsigned char* __restrict__ in, unsigned char* __restrict__ out, int width,
+                   int height) {
   __shared__ unsigned short mid[kTileH][kSharedW];
   const int row_bytes = width * kChannels;
   const int x0 = blockIdx.x * kTileW;
