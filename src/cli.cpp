@@ -47,8 +47,17 @@ std::string describe_list(std::initializer_list<const char*> names) {
   return s;
 }
 
-void define_options(CLI::App& app, Options& o, std::string& target, std::string& device,
-                    std::string& border, std::string& arch, std::vector<int>& border_value) {
+// Option values that need checking after parsing, kept as text until then.
+struct RawChoices {
+  std::string target = "cubin";
+  std::string device = "auto";
+  std::string border = "clamp";
+  std::string kernel = "auto";
+  std::string arch;
+  std::vector<int> border_value;
+};
+
+void define_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("input", o.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
   app.add_option("output", o.output,
                  "Where to write the result; format from the extension "
@@ -56,19 +65,22 @@ void define_options(CLI::App& app, Options& o, std::string& target, std::string&
   app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
   app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
   app.add_option(
-         "--border", border,
+         "--border", raw.border,
          "Border mode: " + describe_list({"clamp", "reflect", "reflect101", "wrap", "constant"}))
       ->default_str("clamp");
   app.add_option(
-         "--border-value", border_value,
+         "--border-value", raw.border_value,
          "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
       ->delimiter(',');
-  app.add_option("--device", device, "Where to blur: auto|gpu|cpu")->default_str("auto");
-  app.add_option("--target", target,
+  app.add_option("--device", raw.device, "Where to blur: auto|gpu|cpu")->default_str("auto");
+  app.add_option("--target", raw.target,
                  "GPU code: cubin (compiled for the GPU) or ptx (JIT by the driver)")
       ->default_str("cubin");
-  app.add_option("--arch", arch,
+  app.add_option("--arch", raw.arch,
                  "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
+  app.add_option("--kernel", raw.kernel,
+                 "GPU kernel: auto (fastest that applies), tiled, wide, or naive (the seed's 2-D loop)")
+      ->default_str("auto");
   app.add_option("--dump-ptx", o.dump_ptx,
                  "Write the PTX that ran to FILE (default or '-': stdout)")
       ->expected(0, 1);
@@ -112,19 +124,20 @@ std::array<std::uint8_t, 4> parse_border_value(const std::vector<int>& values) {
 }
 
 // Finishes parsing: string choices to enums. Throws UsageError.
-void apply_choices(Options& o, const std::string& target, const std::string& device,
-                   const std::string& border, const std::string& arch,
-                   const std::vector<int>& border_value) {
-  o.target = parse_choice("--target", target, parse_target(target), "cubin, ptx");
-  o.device = parse_choice("--device", device, parse_device(device), "auto, gpu, cpu");
-  o.border = parse_choice("--border", border, parse_border(border),
+void apply_choices(Options& o, const RawChoices& raw) {
+  o.target = parse_choice("--target", raw.target, parse_target(raw.target), "cubin, ptx");
+  o.device = parse_choice("--device", raw.device, parse_device(raw.device), "auto, gpu, cpu");
+  o.border = parse_choice("--border", raw.border, parse_border(raw.border),
                           "clamp, reflect, reflect101, wrap, constant");
-  if (!arch.empty()) {
-    o.arch = parse_arch(arch);
-    if (!o.arch)
-      throw UsageError("--arch: '" + arch + "' is not an architecture; write it like sm_90");
+  o.kernel = parse_choice("--kernel", raw.kernel, parse_variant(raw.kernel),
+                          "auto, tiled, wide, naive");
+  if (!raw.arch.empty()) {
+    o.arch = parse_arch(raw.arch);
+    if (!o.arch) {
+      throw UsageError("--arch: '" + raw.arch + "' is not an architecture; write it like sm_90");
+    }
   }
-  o.border_value = parse_border_value(border_value);
+  o.border_value = parse_border_value(raw.border_value);
   if (o.dump_ptx && o.dump_ptx->empty()) o.dump_ptx = "-";
   if (o.dump_source && o.dump_source->empty()) o.dump_source = "-";
 }
@@ -138,9 +151,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
           " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
       "gpublur"};
   Options o;
-  std::string target = "cubin", device = "auto", border = "clamp", arch;
-  std::vector<int> border_value;
-  define_options(app, o, target, device, border, arch, border_value);
+  RawChoices raw;
+  define_options(app, o, raw);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -150,7 +162,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
     return {std::nullopt, kExitUsage};
   }
-  apply_choices(o, target, device, border, arch, border_value);
+  apply_choices(o, raw);
   return {o, kExitOk};
 }
 

@@ -10,6 +10,7 @@
 
 #include "arch.hpp"
 #include "border.hpp"
+#include "codegen.hpp"
 
 namespace gpublur {
 
@@ -21,6 +22,7 @@ struct Options {
   std::optional<int> size;
   std::optional<double> sigma;
   Target target = Target::kCubin;
+  KernelVariant kernel = KernelVariant::kAuto;
   std::optional<std::string> dump_ptx;     // "-" is stdout
   std::optional<std::string> dump_source;  // "-" is stdout
   std::optional<Arch> arch;

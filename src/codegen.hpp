@@ -1,32 +1,63 @@
 // codegen.hpp — BlurSpec -> CUDA C++ source: a generated prelude (taps, radius, channels,
-// border, tile) prepended to the unchanged kernels/blur.cu. Pure and deterministic: the same
-// spec gives byte-identical source (pinned by tests/golden/).
+// border, schedule) followed by kernels/common.cuh and one kernel template, both unchanged.
+// Pure and deterministic: the same inputs give byte-identical source (pinned by tests/golden/).
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "blur_spec.hpp"
 
 namespace gpublur {
 
-/// How the kernel is run: block and tile shape. Chosen from the spec, never from the image,
-/// so one compiled kernel serves every image size.
+/// Which kernel template computes the blur. All give identical bytes; they differ in speed.
+enum class KernelVariant {
+  kAuto,   // kTiled where it applies, else kWide
+  kTiled,  // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
+  kWide,   // kernels/blur_wide.cu: any radius, taps from constant memory
+  kNaive,  // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
+};
+
+std::string_view variant_name(KernelVariant variant);
+std::optional<KernelVariant> parse_variant(std::string_view name);
+
+/// Whether blur_tiled.cu can run this spec (its unrolled code and halo have limits).
+bool tiled_supports(const BlurSpec& spec);
+
+/// How the kernel is run. Chosen from the spec, never from the image, so one compiled kernel
+/// serves every image size.
 struct KernelSchedule {
+  KernelVariant variant = KernelVariant::kWide;
   int block_threads = 256;
   int tile_w = 256;  // output bytes per block
   int tile_h = 16;   // output rows per block
+  int strip_h = 0;   // kTiled: output rows per vertical-pass thread
+  int halo = 0;      // kTiled: halo bytes each side (multiple of 4)
+  int seg = 0;       // kTiled: output bytes per horizontal-pass thread
+  int row_stride = 0;  // kTiled: shared row length in 16-bit values
   int shared_bytes = 0;
 };
 
 struct GeneratedKernel {
   std::string source;
-  std::string name;  // program name for NVRTC diagnostics, e.g. "gpublur_blur_7x7_c3.cu"
+  std::string name;  // program name for NVRTC diagnostics, e.g. "gpublur_tiled_7x7_c3.cu"
   std::string entry = "gb_blur_kernel";
   int channels = 0;  // the image channel count the kernel was generated for
   KernelSchedule schedule;
 };
 
-KernelSchedule choose_schedule(const BlurSpec& spec);
-GeneratedKernel generate_kernel(const BlurSpec& spec);
+/// Throws UsageError when `requested` is kTiled and the spec is outside its limits.
+KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested = KernelVariant::kAuto);
+GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested = KernelVariant::kAuto);
+
+struct LaunchDims {
+  unsigned grid_x = 1;
+  unsigned grid_y = 1;
+  unsigned block = 1;
+};
+
+/// Grid and block for an image of width x height pixels (channels from the kernel).
+LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height);
 
 }  // namespace gpublur

@@ -73,6 +73,7 @@ LoadResult load() {
   GB_RESOLVE(cuMemcpyHtoDAsync);
   GB_RESOLVE(cuMemcpyDtoHAsync);
   GB_RESOLVE(cuMemcpyDtoDAsync);
+  GB_RESOLVE(cuMemcpy2DAsync);
   GB_RESOLVE(cuStreamCreate);
   GB_RESOLVE(cuStreamDestroy);
   GB_RESOLVE(cuStreamSynchronize);

@@ -36,6 +36,7 @@ struct DriverApi {
   decltype(&::cuMemcpyHtoDAsync) cuMemcpyHtoDAsync;
   decltype(&::cuMemcpyDtoHAsync) cuMemcpyDtoHAsync;
   decltype(&::cuMemcpyDtoDAsync) cuMemcpyDtoDAsync;
+  decltype(&::cuMemcpy2DAsync) cuMemcpy2DAsync;
   decltype(&::cuStreamCreate) cuStreamCreate;
   decltype(&::cuStreamDestroy) cuStreamDestroy;
   decltype(&::cuStreamSynchronize) cuStreamSynchronize;

@@ -1,11 +1,14 @@
-// embedded_kernels.hpp — the kernels/*.cu templates, embedded at build time by
-// cmake/embed_kernels.cmake (one std::string_view per file, named k<FileName>Cu).
+// embedded_kernels.hpp — the kernels/ templates, embedded at build time by
+// cmake/embed_kernels.cmake (one std::string_view per file: blur_tiled.cu -> kBlurTiledCu).
 #pragma once
 
 #include <string_view>
 
 namespace gpublur {
 
-extern const std::string_view kBlurCu;  // kernels/blur.cu
+extern const std::string_view kCommonCuh;    // kernels/common.cuh
+extern const std::string_view kBlurTiledCu;  // kernels/blur_tiled.cu
+extern const std::string_view kBlurWideCu;   // kernels/blur_wide.cu
+extern const std::string_view kNaiveBlurCu;  // kernels/naive_blur.cu
 
 }  // namespace gpublur

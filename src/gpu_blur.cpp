@@ -19,12 +19,37 @@ CUdevice device_handle(int ordinal) {
   return device;
 }
 
-unsigned blocks(std::size_t extent, int tile) {
-  return static_cast<unsigned>((extent + static_cast<std::size_t>(tile) - 1) /
-                               static_cast<std::size_t>(tile));
+// Packed host rows -> pitched device rows.
+CUDA_MEMCPY2D upload_copy(const Image& image, CUdeviceptr device, std::size_t pitch) {
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
+  copy.srcHost = image.pixels.data();
+  copy.srcPitch = image.row_bytes();
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = device;
+  copy.dstPitch = pitch;
+  copy.WidthInBytes = image.row_bytes();
+  copy.Height = static_cast<std::size_t>(image.height);
+  return copy;
+}
+
+// Pitched device rows -> packed host rows.
+CUDA_MEMCPY2D download_copy(CUdeviceptr device, std::size_t pitch, Image& image) {
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = device;
+  copy.srcPitch = pitch;
+  copy.dstMemoryType = CU_MEMORYTYPE_HOST;
+  copy.dstHost = image.pixels.data();
+  copy.dstPitch = image.row_bytes();
+  copy.WidthInBytes = image.row_bytes();
+  copy.Height = static_cast<std::size_t>(image.height);
+  return copy;
 }
 
 }  // namespace
+
+std::size_t device_pitch(std::size_t row_bytes) { return (row_bytes + 127) / 128 * 128; }
 
 std::string driver_version_string(int version) {
   return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
@@ -65,13 +90,14 @@ GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const Compile
                         " channels, image has " + std::to_string(in.channels));
   }
   const auto& driver = cuda::api();
-  const std::size_t bytes = in.byte_count();
+  const std::size_t pitch = device_pitch(in.row_bytes());
+  const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(in.height));
 
   // Owners in dependency order: the context outlives everything created in it.
   cuda::Context context(device_handle(gpu.ordinal));
-  cuda::Module module(compiled.module_image(), "the kernel (" +
-                                                   std::string(target_name(compiled.plan.target)) +
-                                                   " for " + compiled.plan.arch.sm() + ")");
+  cuda::Module module(compiled.module_image(),
+                      "the kernel (" + std::string(target_name(compiled.plan.target)) + " for " +
+                          compiled.plan.arch.sm() + ")");
   const CUfunction function = module.function(kernel.entry.c_str());
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
@@ -79,22 +105,21 @@ GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const Compile
   cuda::Event start, stop;
 
   GpuRun run{make_image(in.width, in.height, in.channels), 0};
-  GB_CU_CHECK(driver.cuMemcpyHtoDAsync(source.get(), in.pixels.data(), bytes, stream.get()),
-              "copying the image to the GPU");
+  const CUDA_MEMCPY2D upload = upload_copy(in, source.get(), pitch);
+  GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
 
   CUdeviceptr in_ptr = source.get(), out_ptr = result.get();
+  int in_pitch = static_cast<int>(pitch), out_pitch = static_cast<int>(pitch);
   int width = in.width, height = in.height;
-  void* args[] = {&in_ptr, &out_ptr, &width, &height};
-  const KernelSchedule& s = kernel.schedule;
+  void* args[] = {&in_ptr, &in_pitch, &out_ptr, &out_pitch, &width, &height};
+  const LaunchDims dims = launch_dims(kernel, in.width, in.height);
   start.record(stream);
-  GB_CU_CHECK(driver.cuLaunchKernel(function, blocks(in.row_bytes(), s.tile_w),
-                                    blocks(static_cast<std::size_t>(in.height), s.tile_h), 1,
-                                    static_cast<unsigned>(s.block_threads), 1, 1, 0, stream.get(),
-                                    args, nullptr),
+  GB_CU_CHECK(driver.cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1, 0,
+                                    stream.get(), args, nullptr),
               "launching the blur kernel");
   stop.record(stream);
-  GB_CU_CHECK(driver.cuMemcpyDtoHAsync(run.output.pixels.data(), result.get(), bytes, stream.get()),
-              "copying the result from the GPU");
+  const CUDA_MEMCPY2D download = download_copy(result.get(), pitch, run.output);
+  GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
   stream.synchronize("running the blur kernel");
   run.kernel_ms = stop.elapsed_since(start);
   return run;

@@ -28,6 +28,10 @@ std::optional<GpuInfo> probe_gpu(std::string& why);
 /// "CUDA 13.0" from 13000.
 std::string driver_version_string(int version);
 
+/// Bytes between rows of an image on the GPU: row_bytes rounded up to 128, so every row starts
+/// on a cache-line boundary and the kernels may use 16-byte accesses.
+std::size_t device_pitch(std::size_t row_bytes);
+
 struct GpuRun {
   Image output;
   float kernel_ms = 0;  // the kernel alone, CUDA events

@@ -109,7 +109,7 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
         << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n"
         << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
   }
-  const GeneratedKernel kernel = generate_kernel(spec);
+  const GeneratedKernel kernel = generate_kernel(spec, o.kernel);
   if (o.dump_source) write_text(*o.dump_source, kernel.source, out);
 
   std::optional<GpuInfo> gpu;

@@ -56,7 +56,9 @@ TEST_CASE("the everyday command parses", "[cli]") {
 
 TEST_CASE("options with values", "[cli]") {
   const Options o = options({"a.png", "b.jpg", "--sigma", "2", "--target", "ptx", "--device", "cpu",
-                             "--border", "constant", "--border-value", "1,2,3,4", "--dump-ptx"});
+                             "--border", "constant", "--border-value", "1,2,3,4", "--kernel", "naive",
+                             "--dump-ptx"});
+  CHECK(o.kernel == KernelVariant::kNaive);
   CHECK(o.target == Target::kPtx);
   CHECK(o.device == DeviceChoice::kCpu);
   CHECK(o.border == Border::kConstant);

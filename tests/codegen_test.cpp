@@ -8,6 +8,7 @@
 
 #include "codegen.hpp"
 #include "embedded_kernels.hpp"
+#include "errors.hpp"
 #include "reference_blur.hpp"
 
 using namespace gpublur;
@@ -35,20 +36,45 @@ void check_golden(const std::string& name, const std::string& actual) {
 }  // namespace
 
 TEST_CASE("generated source matches the golden files", "[codegen]") {
-  check_golden("blur_7x7_c3_clamp.cu", generate_kernel(test::make_test_spec(7, 1.5, 3)).source);
-  check_golden(
-      "blur_3x3_c4_constant.cu",
-      generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255})).source);
+  check_golden("tiled_7x7_c3_clamp.cu", generate_kernel(test::make_test_spec(7, 1.5, 3)).source);
+  check_golden("wide_3x3_c4_constant.cu",
+               generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255}),
+                               KernelVariant::kWide)
+                   .source);
+  check_golden("naive_5x5_c1_wrap.cu",
+               generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), KernelVariant::kNaive).source);
 }
 
-TEST_CASE("the template is appended unchanged after the prelude", "[codegen]") {
-  const GeneratedKernel k = generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap));
-  REQUIRE(k.source.size() > kBlurCu.size());
-  CHECK(k.source.compare(k.source.size() - kBlurCu.size(), kBlurCu.size(), kBlurCu) == 0);
+TEST_CASE("the templates follow the prelude unchanged", "[codegen]") {
+  const auto [variant, expected_template] = GENERATE(table<KernelVariant, std::string_view>({
+      {KernelVariant::kTiled, kBlurTiledCu}, {KernelVariant::kWide, kBlurWideCu}, {KernelVariant::kNaive, kNaiveBlurCu}}));
+  const GeneratedKernel k = generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), variant);
+  const std::string_view tail = expected_template;
+  REQUIRE(k.source.size() > tail.size() + kCommonCuh.size());
+  CHECK(k.source.compare(k.source.size() - tail.size(), tail.size(), tail) == 0);
+  CHECK(k.source.find(kCommonCuh) != std::string::npos);
   CHECK_THAT(k.source, Catch::Contains("#define GB_BORDER 3\n"));
   CHECK_THAT(k.source, Catch::Contains("#define GB_CHANNELS 1\n"));
+  CHECK(k.schedule.variant == variant);
   CHECK(k.entry == "gb_blur_kernel");
   CHECK(k.channels == 1);
+}
+
+TEST_CASE("auto picks the tiled kernel where it applies, else the wide one", "[codegen]") {
+  CHECK(choose_schedule(test::make_test_spec(7, 1.5, 3)).variant == KernelVariant::kTiled);
+  CHECK(choose_schedule(test::make_test_spec(31, 5.0, 4)).variant == KernelVariant::kTiled);
+  CHECK(choose_schedule(test::make_test_spec(65, 10.0, 1)).variant == KernelVariant::kTiled);
+  CHECK(choose_schedule(test::make_test_spec(67, 10.0, 1)).variant == KernelVariant::kWide);
+  CHECK(choose_schedule(test::make_test_spec(101, 16.0, 3)).variant == KernelVariant::kWide);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(101, 16.0, 3), KernelVariant::kTiled), UsageError);
+}
+
+TEST_CASE("launch dimensions cover the image", "[codegen]") {
+  const GeneratedKernel k = generate_kernel(test::make_test_spec(7, 1.5, 3));
+  const LaunchDims d = launch_dims(k, 1000, 777);
+  CHECK(static_cast<long long>(d.grid_x) * k.schedule.tile_w >= 3000);
+  CHECK(static_cast<long long>(d.grid_y) * k.schedule.tile_h >= 777);
+  CHECK(d.block == 256);
 }
 
 TEST_CASE("same spec, same bytes", "[codegen]") {
@@ -63,7 +89,14 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
       const KernelSchedule s = choose_schedule(test::make_test_spec(size, 2.0, channels));
       CHECK(s.tile_h >= 1);
       CHECK(s.shared_bytes <= 48 * 1024);
-      CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
+      if (s.variant == KernelVariant::kWide) {
+        CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
+      } else {
+        CHECK(s.halo >= (size / 2) * channels);
+        CHECK((s.row_stride / 2) % 2 == 1);
+        CHECK(s.tile_h % s.strip_h == 0);
+        CHECK(s.shared_bytes == s.tile_h * s.row_stride * 2);
+      }
     }
   }
 }

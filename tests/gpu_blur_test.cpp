@@ -1,8 +1,11 @@
-// gpu_blur_test.cpp — [gpu] the GPU result equals the CPU result byte for byte, from CUBIN and
-// from PTX, over channel counts, image shapes, kernel sizes and borders.
+// gpu_blur_test.cpp — [gpu] the GPU result equals the CPU result byte for byte: every kernel
+// variant, from CUBIN and from PTX, over channel counts, image shapes, kernel sizes and borders.
+// Kernels are compiled in parallel up front (NVRTC is thread-safe), then run one by one.
 #include <catch2/catch.hpp>
 
+#include <future>
 #include <map>
+#include <tuple>
 
 #include "cpu_blur.hpp"
 #include "gpu_blur.hpp"
@@ -22,72 +25,108 @@ const GpuInfo& gpu() {
   return info;
 }
 
-// Compiles each (source, target) once: the same kernel serves every image size.
-const CompiledKernel& compiled_for(const GeneratedKernel& kernel, Target target) {
-  static std::map<std::pair<std::string, Target>, CompiledKernel> cache;
-  const auto key = std::make_pair(kernel.source, target);
-  auto it = cache.find(key);
-  if (it == cache.end()) {
-    const CompilePlan plan = plan_compile(gpu().arch, target, nvrtc_version());
-    it = cache.emplace(key, compile_kernel(kernel, plan)).first;
+struct Run {
+  KernelVariant variant;
+  Target target;
+};
+
+// One image and spec, and the kernel variants and targets that must reproduce the CPU's bytes.
+struct Case {
+  Image image;
+  BlurSpec spec;
+  std::vector<Run> runs;
+};
+
+std::vector<Run> runs_for(bool with_ptx, bool with_naive) {
+  std::vector<Run> runs{{KernelVariant::kAuto, Target::kCubin}, {KernelVariant::kWide, Target::kCubin}};
+  if (with_ptx) runs.push_back({KernelVariant::kAuto, Target::kPtx});
+  if (with_naive) runs.push_back({KernelVariant::kNaive, Target::kCubin});
+  return runs;
+}
+
+void require_gpu_equals_cpu(const std::vector<Case>& cases) {
+  // Compile every distinct (source, target) once, all at the same time.
+  using Key = std::pair<std::string, Target>;
+  std::map<Key, std::shared_future<CompiledKernel>> compiled;
+  const NvrtcVersion nvrtc = nvrtc_version();
+  for (const Case& c : cases) {
+    for (const Run& run : c.runs) {
+      GeneratedKernel kernel = generate_kernel(c.spec, run.variant);
+      Key key{kernel.source, run.target};
+      if (compiled.count(key)) continue;
+      const CompilePlan plan = plan_compile(gpu().arch, run.target, nvrtc);
+      compiled.emplace(std::move(key), std::async(std::launch::async, [kernel, plan] {
+                                          return compile_kernel(kernel, plan);
+                                        }).share());
+    }
   }
-  return it->second;
-}
-
-Image blur_on_gpu(const Image& in, const BlurSpec& spec, Target target) {
-  const GeneratedKernel kernel = generate_kernel(spec);
-  return gpublur::blur_on_gpu(in, kernel, compiled_for(kernel, target), gpu()).output;
-}
-
-void require_gpu_equals_cpu(const Image& in, const BlurSpec& spec) {
-  const Image cpu = blur_on_cpu(in, spec);
-  for (Target target : {Target::kCubin, Target::kPtx}) {
-    CAPTURE(target_name(target));
-    const Image gpu_out = blur_on_gpu(in, spec, target);
-    REQUIRE(gpu_out.pixels.size() == cpu.pixels.size());
-    REQUIRE(gpu_out.pixels == cpu.pixels);
+  for (const Case& c : cases) {
+    const Image cpu = blur_on_cpu(c.image, c.spec);
+    for (const Run& run : c.runs) {
+      const GeneratedKernel kernel = generate_kernel(c.spec, run.variant);
+      CAPTURE(c.image.width, c.image.height, c.image.channels, c.spec.x.size,
+              border_name(c.spec.border), variant_name(kernel.schedule.variant), target_name(run.target));
+      const Image out = blur_on_gpu(c.image, kernel, compiled.at({kernel.source, run.target}).get(), gpu()).output;
+      REQUIRE(out.pixels.size() == cpu.pixels.size());
+      REQUIRE(out.pixels == cpu.pixels);
+    }
   }
 }
 
 }  // namespace
 
 TEST_CASE("GPU == CPU for kernel sizes 1 to 31, 1-4 channels, awkward shapes", "[gpu]") {
-  const int channels = GENERATE(1, 2, 3, 4);
-  const auto [width, height] = GENERATE(table<int, int>({{1, 1}, {17, 3}, {1000, 777}}));
-  const Image in =
-      test::random_image(width, height, channels, static_cast<std::uint32_t>(width + channels));
-  for (int size = 1; size <= 31; size += 2) {
-    CAPTURE(channels, width, height, size);
-    require_gpu_equals_cpu(in, test::make_test_spec(size, size / 4.0 + 0.3, channels));
+  std::vector<Case> cases;
+  for (int channels = 1; channels <= 4; ++channels) {
+    for (auto [width, height] : {std::pair{1, 1}, {17, 3}, {1000, 777}}) {
+      const Image in = test::random_image(width, height, channels, static_cast<std::uint32_t>(width + channels));
+      for (int size = 1; size <= 31; size += 2) {
+        const BlurSpec spec = test::make_test_spec(size, size / 4.0 + 0.3, channels);
+        const bool sampled = size == 1 || size == 7 || size == 31;  // PTX JIT and naive: a sample
+        cases.push_back({in, spec, runs_for(sampled, sampled || size <= 5)});
+      }
+    }
   }
+  require_gpu_equals_cpu(cases);
 }
 
 TEST_CASE("GPU == CPU for every border, radius beyond the image", "[gpu]") {
-  const Border border = GENERATE(Border::kClamp, Border::kReflect, Border::kReflect101,
-                                 Border::kWrap, Border::kConstant);
-  const auto [width, height, channels, size] =
-      GENERATE(table<int, int, int, int>({{3, 2, 4, 31},
-                                          {1, 50, 3, 9},
-                                          {50, 1, 2, 9},
-                                          {13, 42, 3, 7},
-                                          {176, 113, 4, 15},
-                                          {1009, 13, 1, 31},
-                                          {257, 263, 3, 5}}));
-  CAPTURE(border_name(border), width, height, channels, size);
-  const Image in = test::random_image(width, height, channels, 99);
-  require_gpu_equals_cpu(
-      in, test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3}));
+  std::vector<Case> cases;
+  for (Border border : {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap, Border::kConstant}) {
+    for (auto [width, height, channels, size] : std::vector<std::tuple<int, int, int, int>>{
+             {3, 2, 4, 31}, {1, 50, 3, 9}, {50, 1, 2, 9}, {13, 42, 3, 7}, {176, 113, 4, 15},
+             {1009, 13, 1, 31}, {257, 263, 3, 5}}) {
+      const Image in = test::random_image(width, height, channels, 99);
+      const BlurSpec spec = test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3});
+      cases.push_back({in, spec, runs_for(size == 7, true)});
+    }
+  }
+  require_gpu_equals_cpu(cases);
 }
 
-TEST_CASE("GPU == CPU for large kernels", "[gpu]") {
-  const auto [size, channels] = GENERATE(table<int, int>({{101, 3}, {255, 4}, {255, 1}}));
-  CAPTURE(size, channels);
-  const Image in = test::random_image(700, 300, channels, 5);
-  require_gpu_equals_cpu(in, test::make_test_spec(size, size / 6.0, channels, Border::kReflect101));
+TEST_CASE("GPU == CPU for large kernels, both sides of the tiled kernel's limits", "[gpu]") {
+  std::vector<Case> cases;
+  for (auto [size, channels] : std::vector<std::pair<int, int>>{{65, 1}, {67, 1}, {43, 3}, {101, 3}, {255, 4}, {255, 1}}) {
+    const BlurSpec spec = test::make_test_spec(size, size / 6.0, channels, Border::kReflect101);
+    cases.push_back({test::random_image(700, 300, channels, 5), spec, runs_for(false, size <= 101)});
+  }
+  require_gpu_equals_cpu(cases);
+}
+
+TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fast path", "[gpu]") {
+  std::vector<Case> cases;
+  for (auto [size, channels] : std::vector<std::pair<int, int>>{{3, 3}, {7, 1}, {7, 4}, {15, 2}, {31, 3}}) {
+    const BlurSpec spec = test::make_test_spec(size, size / 5.0, channels, Border::kReflect);
+    cases.push_back({test::random_image(2111, 523, channels, 21), spec, runs_for(size == 7, false)});
+  }
+  require_gpu_equals_cpu(cases);
 }
 
 TEST_CASE("GPU result is within 1 LSB of the float64 reference", "[gpu]") {
   const Image in = test::random_image(61, 47, 3, 11);
-  const Image out = blur_on_gpu(in, test::make_test_spec(7, 1.5, 3), Target::kCubin);
+  const BlurSpec spec = test::make_test_spec(7, 1.5, 3);
+  const GeneratedKernel kernel = generate_kernel(spec);
+  const CompiledKernel compiled = compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
+  const Image out = blur_on_gpu(in, kernel, compiled, gpu()).output;
   CHECK(test::max_abs_diff(out, test::reference_blur(in, 7, 1.5, Border::kClamp, {})) <= 1.0);
 }

@@ -1,0 +1,104 @@
+// npp_gauss.cpp — the NPP entry points and the structs they take, declared here from NPP's
+// documented ABI (no NPP headers needed to build).
+#include "npp_gauss.hpp"
+
+#include <cstdlib>
+#include <vector>
+
+#include "cuda_driver.hpp"
+#include "dynamic_library.hpp"
+
+namespace gpublur::bench {
+namespace {
+
+struct NppiSize {
+  int width, height;
+};
+struct NppiPoint {
+  int x, y;
+};
+struct NppStreamContext {
+  CUstream stream;
+  int device_id;
+  int multiprocessor_count;
+  int max_threads_per_multiprocessor;
+  int max_threads_per_block;
+  std::size_t shared_mem_per_block;
+  int cc_major;
+  int cc_minor;
+  unsigned stream_flags;
+  int reserved;
+};
+using GaussBorderFn = int (*)(const unsigned char*, int, NppiSize, NppiPoint, unsigned char*, int,
+                              NppiSize, int mask, int border, NppStreamContext);
+
+constexpr int kNppBorderReplicate = 2;  // == gpublur's clamp
+
+int mask_enum(int ksize) {  // NppiMaskSize: NPP_MASK_SIZE_3_X_3 = 200, 5x5 = 201, 7x7 = 400, ...
+  switch (ksize) {
+    case 3: return 200;
+    case 5: return 201;
+    case 7: return 400;
+    case 9: return 500;
+    case 11: return 600;
+    case 13: return 700;
+    default: return 800;  // 15x15
+  }
+}
+
+NppStreamContext context_for(CUstream stream) {
+  const auto& d = cuda::api();
+  CUdevice device = 0;
+  d.cuDeviceGet(&device, 0);
+  NppStreamContext c{};
+  c.stream = stream;
+  auto attr = [&](CUdevice_attribute a) {
+    int v = 0;
+    d.cuDeviceGetAttribute(&v, a, device);
+    return v;
+  };
+  c.multiprocessor_count = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  c.max_threads_per_multiprocessor = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR);
+  c.max_threads_per_block = attr(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+  c.shared_mem_per_block =
+      static_cast<std::size_t>(attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK));
+  c.cc_major = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+  c.cc_minor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+  return c;
+}
+
+}  // namespace
+
+std::optional<NppGauss> NppGauss::load(CUstream stream, std::string& why) {
+  const std::string dir = std::getenv("CUDA_HOME") ? std::string(std::getenv("CUDA_HOME")) + "/lib64/"
+                                                   : "/usr/local/cuda/lib64/";
+  const std::string major = std::to_string(CUDA_VERSION / 1000);
+  // libnppif needs libnppc's symbols: load it first, globally.
+  std::string ignored;
+  (void)open_first_library({"libnppc.so." + major, dir + "libnppc.so." + major}, ignored);
+  void* lib = open_first_library({"libnppif.so." + major, dir + "libnppif.so." + major}, why);
+  if (!lib) return std::nullopt;
+  NppGauss npp;
+  npp.stream_ = stream;
+  npp.filters_[1] = find_symbol(lib, "nppiFilterGaussBorder_8u_C1R_Ctx");
+  npp.filters_[3] = find_symbol(lib, "nppiFilterGaussBorder_8u_C3R_Ctx");
+  npp.filters_[4] = find_symbol(lib, "nppiFilterGaussBorder_8u_C4R_Ctx");
+  if (!npp.filters_[1] || !npp.filters_[3] || !npp.filters_[4]) {
+    why = "libnppif has no nppiFilterGaussBorder_8u_C{1,3,4}R_Ctx";
+    return std::nullopt;
+  }
+  return npp;
+}
+
+int NppGauss::run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width,
+                  int height, int channels, int ksize) const {
+  const auto fn = reinterpret_cast<GaussBorderFn>(filters_[channels]);
+  if (!fn) return -1;
+  static const NppStreamContext context = context_for(stream_);
+  const NppiSize size{width, height};
+  return fn(reinterpret_cast<const unsigned char*>(in), in_pitch, size, NppiPoint{0, 0},
+            reinterpret_cast<unsigned char*>(out), out_pitch, size, mask_enum(ksize),
+            kNppBorderReplicate, context);
+}
+
+}  // namespace gpublur::bench

@@ -1,0 +1,102 @@
+// common.cuh — what every blur kernel shares: the generated parameters (with defaults so each
+// .cu file also compiles on its own), the taps, border index maps and border-aware byte loads.
+// codegen emits: prelude, this file, then one kernel file.
+//
+// Arithmetic (src/weights.hpp, identical in src/cpu_blur.cpp): taps per axis sum to 2^16;
+//   vertical   a = sum_j qy_j * p          < 2^24, m = (a + 2^7) >> 8  (16 bits, 8 fractional)
+//   horizontal b = sum_i qx_i * m          < 2^32, out = (b + 2^23) >> 24
+// An interleaved row of C channels is treated as one byte row whose horizontal taps are C apart.
+// Images are pitched: row y starts at y * pitch bytes; pitch is a multiple of 16.
+
+#define GB_COMMON_INCLUDED 1
+
+#ifndef GB_CHANNELS
+#define GB_CHANNELS 3
+#define GB_RADIUS_X 1
+#define GB_RADIUS_Y 1
+#define GB_TAPS_X {16384u, 32768u, 16384u}
+#define GB_TAPS_Y {16384u, 32768u, 16384u}
+#define GB_BORDER 0
+#define GB_BORDER_VALUE {0u, 0u, 0u, 0u}
+#endif
+
+// Border modes; the numbers match codegen's border_number() and src/border.hpp's order.
+#define GB_BORDER_CLAMP 0
+#define GB_BORDER_REFLECT 1
+#define GB_BORDER_REFLECT101 2
+#define GB_BORDER_WRAP 3
+#define GB_BORDER_CONSTANT 4
+
+namespace gb {
+
+constexpr int kChannels = GB_CHANNELS;
+constexpr int kRadiusX = GB_RADIUS_X;
+constexpr int kRadiusY = GB_RADIUS_Y;
+constexpr int kSizeX = 2 * kRadiusX + 1;
+constexpr int kSizeY = 2 * kRadiusY + 1;
+
+// Compile-time taps: in unrolled loops the index is a constant and the tap an immediate.
+__host__ __device__ constexpr unsigned tap_x(int i) {
+  constexpr unsigned taps[kSizeX] = GB_TAPS_X;
+  return taps[i];
+}
+__host__ __device__ constexpr unsigned tap_y(int i) {
+  constexpr unsigned taps[kSizeY] = GB_TAPS_Y;
+  return taps[i];
+}
+// The same in constant memory, for loops too long to unroll (indexed at run time).
+__constant__ unsigned taps_x[kSizeX] = GB_TAPS_X;
+__constant__ unsigned taps_y[kSizeY] = GB_TAPS_Y;
+__constant__ unsigned border_value[4] = GB_BORDER_VALUE;
+
+constexpr unsigned kVerticalRound = 1u << 7;
+constexpr int kVerticalShift = 8;
+constexpr unsigned kHorizontalRound = 1u << 23;
+constexpr int kHorizontalShift = 24;
+
+__device__ __forceinline__ int floor_mod(int i, int n) {
+  const int r = i % n;
+  return r < 0 ? r + n : r;
+}
+
+__device__ __forceinline__ int floor_div(int i, int n) { return i >= 0 ? i / n : -((-i + n - 1) / n); }
+
+// Mirrors gpublur::border_index: the in-image index that i reads, or -1 for the constant.
+__device__ __forceinline__ int border_index(int i, int n) {
+  if (i >= 0 && i < n) return i;
+#if GB_BORDER == GB_BORDER_CLAMP
+  return i < 0 ? 0 : n - 1;
+#elif GB_BORDER == GB_BORDER_REFLECT
+  const int k = floor_mod(i, 2 * n);
+  return k < n ? k : 2 * n - 1 - k;
+#elif GB_BORDER == GB_BORDER_REFLECT101
+  if (n == 1) return 0;
+  const int k = floor_mod(i, 2 * n - 2);
+  return k < n ? k : 2 * n - 2 - k;
+#elif GB_BORDER == GB_BORDER_WRAP
+  return floor_mod(i, n);
+#else
+  return -1;
+#endif
+}
+
+// Byte column xb of an interleaved row, possibly outside [0, width * C): the in-image byte
+// column it reads, or -1 for the constant border. `channel` receives xb's channel.
+__device__ __forceinline__ int source_column(int xb, int width, int& channel) {
+  const int px = floor_div(xb, kChannels);
+  channel = xb - px * kChannels;
+  const int sx = border_index(px, width);
+  return sx < 0 ? -1 : sx * kChannels + channel;
+}
+
+// Sample at (byte column xb, row y), both possibly outside the image, with the border applied.
+__device__ __forceinline__ unsigned load_sample(const unsigned char* __restrict__ in, int pitch, int xb,
+                                                int y, int width, int height) {
+  int channel;
+  const int sx = source_column(xb, width, channel);
+  const int sy = border_index(y, height);
+  if (sx < 0 || sy < 0) return border_value[channel];
+  return __ldg(in + static_cast<size_t>(sy) * pitch + sx);
+}
+
+}  // namespace gb
