@@ -9,6 +9,7 @@
 
 #include "errors.hpp"
 #include "image_io.hpp"
+#include "png_deflate.hpp"
 #include "version.hpp"
 #include "weights.hpp"
 
@@ -90,6 +91,10 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("--channels", o.channels,
                  "Channel count to compile for when no input image is given")
       ->default_str("3");
+  app.add_option("--png-level", o.png_level,
+                 "PNG compression 0..12 (libdeflate; 1 is fast, 9+ is small and slow)")
+      ->default_str("1");
+  app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1..100")->default_str("95");
   app.add_flag("-v,--verbose", o.verbose, "Say what was used: sizes, taps, device, compile target");
   app.add_flag("--version", o.version, "Print gpublur, NVRTC and driver versions and the GPU");
   app.footer(kFooter);
@@ -191,6 +196,13 @@ void validate_options(const Options& o) {
                      "; give a smaller --sigma or an explicit --size");
   }
   if (o.channels < 1 || o.channels > 4) throw UsageError("--channels must be 1 to 4");
+  if (o.png_level < kMinPngLevel || o.png_level > kMaxPngLevel) {
+    throw UsageError("--png-level must be " + std::to_string(kMinPngLevel) + " to " +
+                     std::to_string(kMaxPngLevel) + " (got " + std::to_string(o.png_level) + ")");
+  }
+  if (o.jpeg_quality < 1 || o.jpeg_quality > 100) {
+    throw UsageError("--jpeg-quality must be 1 to 100 (got " + std::to_string(o.jpeg_quality) + ")");
+  }
   const bool dumping = o.dump_ptx || o.dump_source;
   if (o.input.empty() && !dumping) {
     throw UsageError("missing input and output images; e.g. gpublur in.png out.png --size 7");

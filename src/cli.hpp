@@ -30,6 +30,8 @@ struct Options {
   Border border = Border::kClamp;
   std::array<std::uint8_t, 4> border_value{};
   int channels = 3;  // for compiling without an input image
+  int png_level = 1;
+  int jpeg_quality = 95;
   bool verbose = false;
   bool version = false;
 };

@@ -96,6 +96,7 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
   int ok = 0;
   switch (format) {
     case ImageFormat::kPng:
+      stbi_write_png_compression_level = options.png_level;  // reaches zlib_compress_for_png
       ok = stbi_write_png_to_func(append, &out, w, h, c, pixels,
                                   static_cast<int>(image.row_bytes()));
       break;

@@ -147,7 +147,10 @@ int run(const Options& o, std::ostream& out, std::ostream& err) {
           << ms_since(start) << " ms\n";
     }
   }
-  write_image(result, o.output);
+  WriteOptions write_options;
+  write_options.png_level = o.png_level;
+  write_options.jpeg_quality = o.jpeg_quality;
+  write_image(result, o.output, write_options);
   return kExitOk;
 }
 

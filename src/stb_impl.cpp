@@ -1,12 +1,15 @@
 // stb_impl.cpp — the one translation unit that compiles stb_image and stb_image_write from
 // Debian's libstb-dev headers. Built without the project's warning flags (third-party code).
 #include "image.hpp"
+#include "png_deflate.hpp"
 
 #define STBI_MAX_DIMENSIONS \
   65535  // == gpublur::kMaxDimension; stb rejects larger before allocating
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO  // gpublur writes files itself, atomically
+// PNG's deflate stream comes from libdeflate; stb passes stbi_write_png_compression_level.
+#define STBIW_ZLIB_COMPRESS gpublur::zlib_compress_for_png
 
 #include <stb_image.h>
 #include <stb_image_write.h>
