@@ -95,6 +95,12 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
                  "PNG compression 0..12 (libdeflate; 1 is fast, 9+ is small and slow)")
       ->default_str("1");
   app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1..100")->default_str("95");
+  app.add_flag("--no-cache", o.no_cache, "Compile the kernel even if the kernel cache has it");
+  app.add_option("--cache-dir", o.cache_dir,
+                 "Kernel cache directory (default: $GPUBLUR_CACHE_DIR, $XDG_CACHE_HOME/gpublur or "
+                 "~/.cache/gpublur)");
+  app.add_flag("--timings", o.timings, "Print the wall time of each stage on stderr");
+  app.add_flag("--json", o.json, "Print parameters, device, image facts and timings as JSON on stdout");
   app.add_flag("-v,--verbose", o.verbose, "Say what was used: sizes, taps, device, compile target");
   app.add_flag("--version", o.version, "Print gpublur, NVRTC and driver versions and the GPU");
   app.footer(kFooter);
@@ -213,6 +219,9 @@ void validate_options(const Options& o) {
   if (!o.output.empty() && !format_for_path(o.output)) {
     throw UsageError("cannot write '" + o.output +
                      "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+  }
+  if (o.json && ((o.dump_ptx && *o.dump_ptx == "-") || (o.dump_source && *o.dump_source == "-"))) {
+    throw UsageError("--json writes to stdout; send --dump-ptx or --dump-source to a file");
   }
   if (o.dump_ptx && o.device == DeviceChoice::kCpu && !o.arch) {
     throw UsageError(

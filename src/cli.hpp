@@ -32,6 +32,10 @@ struct Options {
   int channels = 3;  // for compiling without an input image
   int png_level = 1;
   int jpeg_quality = 95;
+  bool no_cache = false;
+  std::string cache_dir;  // empty: default_cache_dir()
+  bool timings = false;
+  bool json = false;
   bool verbose = false;
   bool version = false;
 };

@@ -151,6 +151,10 @@ Context::Context(CUdevice device) {
   GB_CU_CHECK(api().cuCtxSetCurrent(context_), "making the GPU context current");
 }
 
+void Context::make_current() const {
+  GB_CU_CHECK(api().cuCtxSetCurrent(context_), "making the GPU context current");
+}
+
 Module::Module(const void* image, const std::string& what) {
   CUmodule raw = nullptr;
   GB_CU_CHECK(api().cuModuleLoadData(&raw, image), "loading " + what);

@@ -97,13 +97,15 @@ struct EventTraits {
   static void destroy(Handle event);
 };
 
-/// A retained primary context, made current on the calling thread. Declare it before every
+/// A retained primary context, made current on the constructing thread (make_current() makes
+/// it current on another). Declare it before every
 /// Module, DeviceBuffer, Stream and Event that lives in it: members and locals are destroyed
 /// in reverse order, so those are released while the context still exists.
 class Context {
  public:
   explicit Context(CUdevice device);
   CUcontext get() const noexcept { return context_; }
+  void make_current() const;
 
  private:
   UniqueHandle<PrimaryContextTraits> retained_;

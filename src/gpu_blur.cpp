@@ -1,6 +1,8 @@
 // gpu_blur.cpp — device probing, upload, launch, download through the Driver API.
 #include "gpu_blur.hpp"
 
+#include <chrono>
+
 #include "cuda_driver.hpp"
 #include "errors.hpp"
 
@@ -83,46 +85,73 @@ std::optional<GpuInfo> probe_gpu(std::string& why) {
   return info;
 }
 
-GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const CompiledKernel& compiled,
-                   const GpuInfo& gpu) {
+struct GpuSession::Impl {
+  cuda::Context context;
+  explicit Impl(CUdevice device) : context(device) {}
+};
+
+GpuSession::GpuSession(const GpuInfo& gpu)
+    : info_(gpu), impl_(std::make_unique<Impl>(device_handle(gpu.ordinal))) {}
+
+GpuSession::~GpuSession() = default;
+
+struct GpuSessionAccess {
+  static cuda::Context& context(GpuSession& s) { return s.impl_->context; }
+};
+
+GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& kernel,
+                   const CompiledKernel& compiled) {
   if (in.channels != kernel.channels) {
     throw InternalError("kernel generated for " + std::to_string(kernel.channels) +
                         " channels, image has " + std::to_string(in.channels));
   }
   const auto& driver = cuda::api();
+  cuda::Context& context = GpuSessionAccess::context(session);
+  context.make_current();  // the session may have been opened on another thread
   const std::size_t pitch = device_pitch(in.row_bytes());
   const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(in.height));
 
-  // Owners in dependency order: the context outlives everything created in it.
-  cuda::Context context(device_handle(gpu.ordinal));
+  GpuRun run{make_image(in.width, in.height, in.channels)};
+  const auto load_start = std::chrono::steady_clock::now();
+  // Owners in dependency order (the session's context outlives them all): module, buffers,
+  // stream, events; destroyed in reverse.
   cuda::Module module(compiled.module_image(),
                       "the kernel (" + std::string(target_name(compiled.plan.target)) + " for " +
                           compiled.plan.arch.sm() + ")");
   const CUfunction function = module.function(kernel.entry.c_str());
+  run.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
   cuda::Stream stream;
-  cuda::Event start, stop;
+  cuda::Event start, uploaded, computed, stop;
 
-  GpuRun run{make_image(in.width, in.height, in.channels), 0};
+  start.record(stream);
   const CUDA_MEMCPY2D upload = upload_copy(in, source.get(), pitch);
   GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
-
+  uploaded.record(stream);
   CUdeviceptr in_ptr = source.get(), out_ptr = result.get();
   int in_pitch = static_cast<int>(pitch), out_pitch = static_cast<int>(pitch);
   int width = in.width, height = in.height;
   void* args[] = {&in_ptr, &in_pitch, &out_ptr, &out_pitch, &width, &height};
   const LaunchDims dims = launch_dims(kernel, in.width, in.height);
-  start.record(stream);
   GB_CU_CHECK(driver.cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1, 0,
                                     stream.get(), args, nullptr),
               "launching the blur kernel");
-  stop.record(stream);
+  computed.record(stream);
   const CUDA_MEMCPY2D download = download_copy(result.get(), pitch, run.output);
   GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
+  stop.record(stream);
   stream.synchronize("running the blur kernel");
-  run.kernel_ms = stop.elapsed_since(start);
+  run.upload_ms = uploaded.elapsed_since(start);
+  run.kernel_ms = computed.elapsed_since(uploaded);
+  run.download_ms = stop.elapsed_since(computed);
   return run;
+}
+
+GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const CompiledKernel& compiled,
+                   const GpuInfo& gpu) {
+  GpuSession session(gpu);
+  return blur_on_gpu(session, in, kernel, compiled);
 }
 
 }  // namespace gpublur

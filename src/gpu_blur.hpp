@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,13 +33,39 @@ std::string driver_version_string(int version);
 /// on a cache-line boundary and the kernels may use 16-byte accesses.
 std::size_t device_pitch(std::size_t row_bytes);
 
-struct GpuRun {
-  Image output;
-  float kernel_ms = 0;  // the kernel alone, CUDA events
+/// The GPU's primary context, retained. Opening it is the slow part of GPU start-up (about
+/// 0.2 s), so the pipeline opens it on another thread while the image decodes; any thread may
+/// then use it. Owns driver state; not copyable.
+class GpuSession {
+ public:
+  /// Retains the primary context of `gpu`. Throws CudaError.
+  explicit GpuSession(const GpuInfo& gpu);
+  ~GpuSession();
+  GpuSession(const GpuSession&) = delete;
+  GpuSession& operator=(const GpuSession&) = delete;
+  const GpuInfo& info() const { return info_; }
+
+ private:
+  friend struct GpuSessionAccess;
+  struct Impl;
+  GpuInfo info_;
+  std::unique_ptr<Impl> impl_;
 };
 
-/// Uploads `in`, runs `compiled` (built from `kernel`) on the GPU `gpu`, downloads the result.
+struct GpuRun {
+  Image output;
+  double load_ms = 0;      // cuModuleLoadData + cuModuleGetFunction (host clock)
+  float upload_ms = 0;     // CUDA events
+  float kernel_ms = 0;     // CUDA events, the kernel alone
+  float download_ms = 0;   // CUDA events
+};
+
+/// Uploads `in`, runs `compiled` (built from `kernel`) in `session`, downloads the result.
 /// Throws CudaError naming the failing call and what it was for.
+GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& kernel,
+                   const CompiledKernel& compiled);
+
+/// The same, with a session opened for this call only.
 GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const CompiledKernel& compiled,
                    const GpuInfo& gpu);
 

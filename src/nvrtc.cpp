@@ -48,11 +48,22 @@ const void* CompiledKernel::module_image() const {
   return ptx.c_str();
 }
 
+std::vector<std::string> compile_options(const CompilePlan& plan) {
+  const std::string arch = plan.target == Target::kCubin ? plan.arch.sm() : plan.arch.compute();
+  return {"--gpu-architecture=" + arch, "--std=c++17"};
+}
+
+std::string nvrtc_identity() {
+  const NvrtcVersion v = nvrtc_version();
+  return "NVRTC " + std::to_string(v.major) + "." + std::to_string(v.minor) + " " +
+         nvrtc::library_fingerprint();
+}
+
 CompiledKernel compile_kernel(const GeneratedKernel& kernel, const CompilePlan& plan) {
   CompiledKernel out;
   out.plan = plan;
   const std::string arch = plan.target == Target::kCubin ? plan.arch.sm() : plan.arch.compute();
-  out.options = {"--gpu-architecture=" + arch, "--std=c++17"};
+  out.options = compile_options(plan);
   nvrtc::CompileResult result = nvrtc::compile_program(kernel.source, kernel.name, out.options);
   if (!result.ok) {
     std::string options;

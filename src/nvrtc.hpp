@@ -31,6 +31,13 @@ struct CompilePlan {
 /// forward). Throws UsageError for an architecture older than NVRTC's oldest.
 CompilePlan plan_compile(Arch device, Target requested, const NvrtcVersion& nvrtc);
 
+/// The NVRTC options a plan compiles with.
+std::vector<std::string> compile_options(const CompilePlan& plan);
+
+/// What identifies the NVRTC in use for caching: its version and its library file (path, size,
+/// modification time), so a different build of the same version is a different compiler.
+std::string nvrtc_identity();
+
 struct CompiledKernel {
   CompilePlan plan;
   std::vector<std::string> options;

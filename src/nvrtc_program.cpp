@@ -1,6 +1,9 @@
 // nvrtc_program.cpp — dlopen of NVRTC, the Program owner and one compile.
 #include "nvrtc_program.hpp"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+
 #include <cstdlib>
 
 #include "dynamic_library.hpp"
@@ -77,6 +80,17 @@ std::string program_log(nvrtcProgram program) {
 const NvrtcApi& api() {
   static const NvrtcApi loaded = load();  // a failed load throws and is retried on next use
   return loaded;
+}
+
+std::string library_fingerprint() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(api().nvrtcVersion), &info) == 0 || !info.dli_fname) {
+    return "unknown";
+  }
+  struct stat st {};
+  if (::stat(info.dli_fname, &st) != 0) return info.dli_fname;
+  return std::string(info.dli_fname) + " " + std::to_string(st.st_size) + " " +
+         std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec);
 }
 
 void ProgramTraits::destroy(Handle handle) {

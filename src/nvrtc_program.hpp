@@ -32,6 +32,9 @@ struct NvrtcApi {
 /// libraries tried and how to point gpublur at NVRTC ($GPUBLUR_NVRTC, $CUDA_HOME).
 const NvrtcApi& api();
 
+/// "path size mtime" of the loaded NVRTC library file.
+std::string library_fingerprint();
+
 struct ProgramTraits {
   using Handle = nvrtcProgram;
   static Handle null() noexcept { return nullptr; }

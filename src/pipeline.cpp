@@ -1,9 +1,13 @@
-// pipeline.cpp — orchestration of one invocation; every step lives in its own module.
+// pipeline.cpp — one invocation: GPU start-up and NVRTC loading run on other threads while the
+// image decodes; then generate, compile (or load from the kernel cache), blur, encode.
 #include "pipeline.hpp"
 
 #include <chrono>
+#include <future>
 #include <iomanip>
+#include <memory>
 #include <ostream>
+#include <sstream>
 
 #include "atomic_file.hpp"
 #include "codegen.hpp"
@@ -11,7 +15,9 @@
 #include "errors.hpp"
 #include "gpu_blur.hpp"
 #include "image_io.hpp"
+#include "kernel_cache.hpp"
 #include "nvrtc.hpp"
+#include "run_report.hpp"
 #include "version.hpp"
 
 namespace gpublur {
@@ -37,6 +43,12 @@ std::string taps_text(const Weights& w) {
   std::string s;
   for (auto t : w.taps) s += (s.empty() ? "" : " ") + std::to_string(t);
   return s;
+}
+
+std::string json_number(double v) {
+  std::ostringstream s;
+  s << std::setprecision(17) << v;
+  return s.str();
 }
 
 int print_version(std::ostream& out) {
@@ -69,89 +81,233 @@ BlurSpec make_spec(const Options& o, const KernelSize& k, int channels) {
   return spec;
 }
 
-// Compiles for --arch, else for the GPU found. Notes what NVRTC could not do as asked.
-CompiledKernel compile_for(const Options& o, const GeneratedKernel& kernel,
-                           const std::optional<GpuInfo>& gpu, std::ostream& err) {
-  if (!o.arch && !gpu) {
+// GPU start-up, run on its own thread: driver, cuInit, device query, primary context.
+struct GpuStartup {
+  std::optional<GpuInfo> info;
+  std::unique_ptr<GpuSession> session;  // null when there is no GPU or it only compiles
+  std::string why;                      // why there is no GPU
+  double ms = 0;
+};
+
+GpuStartup start_gpu(bool open_session) {
+  const auto start = Clock::now();
+  GpuStartup s;
+  s.info = probe_gpu(s.why);
+  if (s.info && open_session) s.session = std::make_unique<GpuSession>(*s.info);
+  s.ms = ms_since(start);
+  return s;
+}
+
+// NVRTC loading, run on its own thread: what the cache key and the compile plan need.
+struct NvrtcStartup {
+  NvrtcVersion version;
+  std::string identity;
+};
+
+class Invocation {
+ public:
+  Invocation(const Options& o, std::ostream& out, std::ostream& err) : o_(o), out_(out), err_(err) {}
+  int run();
+
+ private:
+  void start_background_work();
+  void read_input();
+  void wait_for_gpu();
+  const CompiledKernel& compile(const GeneratedKernel& kernel, bool skip_lookup = false);
+  Image blur_on_gpu_with_retry(const GeneratedKernel& kernel);
+  void report_facts(const KernelSize& k, const BlurSpec& spec);
+
+  const Options& o_;
+  std::ostream& out_;
+  std::ostream& err_;
+  const Clock::time_point start_ = Clock::now();
+  RunReport report_;
+  bool blurring_ = false;
+  std::future<GpuStartup> gpu_future_;
+  std::future<NvrtcStartup> nvrtc_future_;
+  std::optional<GpuStartup> gpu_;
+  std::optional<ReadImage> input_;
+  std::optional<CacheResult> compiled_;
+  std::unique_ptr<FileKernelStore> store_;
+  std::string device_used_ = "none";
+};
+
+void Invocation::start_background_work() {
+  const bool may_run_on_gpu = blurring_ && o_.device != DeviceChoice::kCpu;
+  const bool needs_gpu_arch = o_.dump_ptx && !o_.arch && o_.device != DeviceChoice::kCpu;
+  if (may_run_on_gpu || needs_gpu_arch) {
+    gpu_future_ = std::async(std::launch::async, start_gpu, may_run_on_gpu);
+  }
+  if (may_run_on_gpu || o_.dump_ptx) {
+    nvrtc_future_ = std::async(std::launch::async, [] { return NvrtcStartup{nvrtc_version(), nvrtc_identity()}; });
+  }
+}
+
+void Invocation::read_input() {
+  if (o_.input.empty()) return;
+  const auto start = Clock::now();
+  input_ = read_image(o_.input);
+  report_.stage("decode", ms_since(start));
+  if (!input_->conversion.empty()) err_ << "gpublur: warning: " << input_->conversion << "\n";
+}
+
+void Invocation::wait_for_gpu() {
+  if (!gpu_future_.valid()) return;
+  const auto start = Clock::now();
+  gpu_ = gpu_future_.get();
+  report_.stage("init", ms_since(start));
+  if (o_.verbose && gpu_->info) {
+    err_ << "gpublur: GPU start-up took " << std::fixed << std::setprecision(1) << gpu_->ms
+         << " ms, overlapped with reading the image\n";
+  }
+}
+
+const CompiledKernel& Invocation::compile(const GeneratedKernel& kernel, bool skip_lookup) {
+  if (!o_.arch && !(gpu_ && gpu_->info)) {
     throw UsageError("--dump-ptx needs a GPU to compile for, or --arch (e.g. --arch sm_90)");
   }
-  const Arch arch = o.arch ? *o.arch : gpu->arch;
-  const CompilePlan plan = plan_compile(arch, o.target, nvrtc_version());
-  if (!plan.note.empty()) err << "gpublur: note: " << plan.note << "\n";
   const auto start = Clock::now();
-  CompiledKernel compiled = compile_kernel(kernel, plan);
-  if (o.verbose) {
-    err << "gpublur: compiled " << kernel.name << " to " << target_name(plan.target) << " for "
-        << (plan.target == Target::kCubin ? plan.arch.sm() : plan.arch.compute()) << " in "
-        << std::fixed << std::setprecision(1) << ms_since(start) << " ms\n";
+  const NvrtcStartup nvrtc = nvrtc_future_.valid() ? nvrtc_future_.get() : NvrtcStartup{nvrtc_version(), nvrtc_identity()};
+  const CompilePlan plan = plan_compile(o_.arch ? *o_.arch : gpu_->info->arch, o_.target, nvrtc.version);
+  if (!plan.note.empty()) err_ << "gpublur: note: " << plan.note << "\n";
+  if (!o_.no_cache && !store_) {
+    store_ = std::make_unique<FileKernelStore>(o_.cache_dir.empty() ? default_cache_dir() : o_.cache_dir);
   }
-  if (!compiled.log.empty() && o.verbose) err << "gpublur: NVRTC says:\n" << compiled.log << "\n";
-  return compiled;
+  compiled_ = compile_cached(kernel, plan, store_.get(), nvrtc.identity, compile_kernel, skip_lookup);
+  const double ms = ms_since(start);
+  report_.stage(compiled_->hit ? "cache hit" : "compile", ms);
+  if (!compiled_->store_problem.empty()) {
+    err_ << "gpublur: warning: kernel cache not written (" << compiled_->store_problem << "); continuing\n";
+  }
+  if (o_.verbose) {
+    const CompilePlan& p = compiled_->compiled.plan;
+    err_ << "gpublur: " << (compiled_->hit ? "kernel cache hit: loaded " : "compiled ") << kernel.name
+         << " (" << target_name(p.target) << " for "
+         << (p.target == Target::kCubin ? p.arch.sm() : p.arch.compute()) << ") in " << std::fixed
+         << std::setprecision(1) << ms << " ms"
+         << (store_ ? "; cache " + store_->path_for(compiled_->key) : std::string("; cache off")) << "\n";
+    if (!compiled_->compiled.log.empty()) err_ << "gpublur: NVRTC says:\n" << compiled_->compiled.log << "\n";
+  }
+  return compiled_->compiled;
+}
+
+// A cached entry the driver rejects (say, written by a build it no longer accepts) is a miss:
+// compile afresh, replace it, and run once more.
+Image Invocation::blur_on_gpu_with_retry(const GeneratedKernel& kernel) {
+  GpuRun r;
+  try {
+    r = blur_on_gpu(*gpu_->session, input_->image, kernel, compiled_->compiled);
+  } catch (const CudaError& e) {
+    if (!compiled_->hit) throw;
+    err_ << "gpublur: warning: cached kernel rejected (" << e.what() << "); recompiling\n";
+    compile(kernel, /*skip_lookup=*/true);
+    r = blur_on_gpu(*gpu_->session, input_->image, kernel, compiled_->compiled);
+  }
+  report_.stage("load", r.load_ms);
+  report_.stage("upload", r.upload_ms);
+  report_.stage("kernel", r.kernel_ms);
+  report_.stage("download", r.download_ms);
+  if (o_.verbose) {
+    err_ << "gpublur: blurred on " << gpu_->info->name << " (" << gpu_->info->arch.sm() << "), kernel "
+         << std::fixed << std::setprecision(3) << r.kernel_ms << " ms\n";
+  }
+  return std::move(r.output);
+}
+
+void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
+  report_.fact("gpublur", json_string(kVersion));
+  if (input_) {
+    const Image& im = input_->image;
+    report_.fact("input", "{\"path\": " + json_string(o_.input) + ", \"width\": " + std::to_string(im.width) +
+                              ", \"height\": " + std::to_string(im.height) +
+                              ", \"channels\": " + std::to_string(im.channels) +
+                              ", \"conversion\": " + json_string(input_->conversion) + "}");
+  }
+  if (!o_.output.empty()) report_.fact("output", json_string(o_.output));
+  report_.fact("size", std::to_string(k.size));
+  report_.fact("sigma", json_number(k.sigma));
+  report_.fact("rule", json_string(k.rule));
+  report_.fact("taps", "[" + [&] {
+    std::string s;
+    for (auto t : spec.x.taps) s += (s.empty() ? "" : ", ") + std::to_string(t);
+    return s;
+  }() + "]");
+  report_.fact("border", json_string(std::string(border_name(spec.border))));
+  report_.fact("device", json_string(device_used_));
+  if (gpu_ && gpu_->info) {
+    report_.fact("gpu", "{\"name\": " + json_string(gpu_->info->name) + ", \"arch\": " +
+                            json_string(gpu_->info->arch.sm()) + ", \"driver\": " +
+                            json_string(driver_version_string(gpu_->info->driver_version)) + "}");
+  }
+  if (compiled_) {
+    const CompilePlan& p = compiled_->compiled.plan;
+    report_.fact("kernel", "{\"target\": " + json_string(std::string(target_name(p.target))) +
+                               ", \"arch\": " + json_string(p.arch.sm()) + ", \"cache\": " +
+                               json_string(store_ ? (compiled_->hit ? "hit" : "miss") : "off") +
+                               ", \"key\": " + json_string(compiled_->key) + "}");
+  }
+}
+
+int Invocation::run() {
+  validate_options(o_);
+  const KernelSize k = resolve_kernel_size(o_);
+  blurring_ = !o_.input.empty() && !o_.output.empty();
+  if (blurring_) check_writable_destination(o_.output);
+  start_background_work();
+  read_input();
+
+  const BlurSpec spec = make_spec(o_, k, input_ ? input_->image.channels : o_.channels);
+  if (o_.verbose) {
+    err_ << "gpublur: size " << k.size << ", sigma " << k.sigma << " (" << k.rule << ")\n"
+         << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n"
+         << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
+  }
+  const GeneratedKernel kernel = generate_kernel(spec, o_.kernel);
+  if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
+
+  wait_for_gpu();
+  const bool have_gpu = gpu_ && gpu_->info;
+  if (o_.device == DeviceChoice::kGpu && !have_gpu) {
+    throw Error("no usable GPU: " + (gpu_ ? gpu_->why : std::string("not asked for")) +
+                " (leave out --device gpu to blur on the CPU)");
+  }
+  const bool gpu_run = blurring_ && have_gpu && gpu_->session;
+  if (gpu_run || o_.dump_ptx) compile(kernel);
+  if (o_.dump_ptx) write_text(*o_.dump_ptx, compiled_->compiled.ptx, out_);
+
+  if (blurring_) {
+    Image result;
+    if (gpu_run) {
+      device_used_ = "gpu";
+      result = blur_on_gpu_with_retry(kernel);
+    } else {
+      device_used_ = "cpu";
+      if (o_.device == DeviceChoice::kAuto) err_ << "gpublur: " << gpu_->why << "; blurring on the CPU\n";
+      const auto start = Clock::now();
+      result = blur_on_cpu(input_->image, spec);
+      report_.stage("cpu blur", ms_since(start));
+    }
+    WriteOptions write_options;
+    write_options.png_level = o_.png_level;
+    write_options.jpeg_quality = o_.jpeg_quality;
+    const auto start = Clock::now();
+    write_image(result, o_.output, write_options);
+    report_.stage("encode", ms_since(start));
+  }
+  report_.total_ms = ms_since(start_);
+  if (o_.timings) report_.print_timings(err_);
+  if (o_.json) {
+    report_facts(k, spec);
+    out_ << report_.to_json() << "\n";
+  }
+  return kExitOk;
 }
 
 }  // namespace
 
 int run(const Options& o, std::ostream& out, std::ostream& err) {
   if (o.version) return print_version(out);
-  validate_options(o);
-  const KernelSize k = resolve_kernel_size(o);
-  const bool blurring = !o.input.empty() && !o.output.empty();
-  if (blurring) check_writable_destination(o.output);
-
-  std::optional<ReadImage> input;
-  if (!o.input.empty()) {
-    input = read_image(o.input);
-    if (!input->conversion.empty()) err << "gpublur: warning: " << input->conversion << "\n";
-  }
-  const BlurSpec spec = make_spec(o, k, input ? input->image.channels : o.channels);
-  if (o.verbose) {
-    err << "gpublur: size " << k.size << ", sigma " << k.sigma << " (" << k.rule << ")\n"
-        << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n"
-        << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
-  }
-  const GeneratedKernel kernel = generate_kernel(spec, o.kernel);
-  if (o.dump_source) write_text(*o.dump_source, kernel.source, out);
-
-  std::optional<GpuInfo> gpu;
-  std::string why_no_gpu = "--device cpu";
-  const bool want_gpu_run = blurring && o.device != DeviceChoice::kCpu;
-  if (o.device != DeviceChoice::kCpu && (want_gpu_run || (o.dump_ptx && !o.arch))) {
-    gpu = probe_gpu(why_no_gpu);
-  }
-  if (o.device == DeviceChoice::kGpu && !gpu) {
-    throw Error("no usable GPU: " + why_no_gpu + " (leave out --device gpu to blur on the CPU)");
-  }
-  const bool gpu_run = want_gpu_run && gpu.has_value();
-
-  std::optional<CompiledKernel> compiled;
-  if (gpu_run || o.dump_ptx) compiled = compile_for(o, kernel, gpu, err);
-  if (o.dump_ptx) write_text(*o.dump_ptx, compiled->ptx, out);
-  if (!blurring) return kExitOk;
-
-  Image result;
-  const auto start = Clock::now();
-  if (gpu_run) {
-    GpuRun r = blur_on_gpu(input->image, kernel, *compiled, *gpu);
-    if (o.verbose) {
-      err << "gpublur: blurred on " << gpu->name << " (" << gpu->arch.sm() << "), kernel "
-          << std::fixed << std::setprecision(3) << r.kernel_ms << " ms\n";
-    }
-    result = std::move(r.output);
-  } else {
-    if (o.device == DeviceChoice::kAuto) {
-      err << "gpublur: " << why_no_gpu << "; blurring on the CPU\n";
-    }
-    result = blur_on_cpu(input->image, spec);
-    if (o.verbose) {
-      err << "gpublur: blurred on the CPU in " << std::fixed << std::setprecision(1)
-          << ms_since(start) << " ms\n";
-    }
-  }
-  WriteOptions write_options;
-  write_options.png_level = o.png_level;
-  write_options.jpeg_quality = o.jpeg_quality;
-  write_image(result, o.output, write_options);
-  return kExitOk;
+  return Invocation(o, out, err).run();
 }
 
 }  // namespace gpublur

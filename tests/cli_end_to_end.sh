@@ -63,6 +63,34 @@ contains "$work/stdout" "#define GB_CHANNELS 4" "dumped source"
 GPUBLUR_NVRTC=/nonexistent/libnvrtc.so expect 1 "no NVRTC" -- --arch sm_90 --size 7 --dump-ptx -
 contains "$work/stderr" "cannot load NVRTC" "NVRTC message"
 
+# The kernel cache: a miss compiles and stores, a hit loads, a damaged entry is a miss again, and
+# a cache that cannot be written is a warning. (Compiling for --arch needs no GPU.)
+cache_args=(--arch sm_90 --size 5 --dump-ptx "$work/c.ptx" -v --cache-dir "$work/cache")
+expect 0 "cache miss" -- "${cache_args[@]}"
+contains "$work/stderr" "gpublur: compiled" "cache miss"
+expect 0 "cache hit" -- "${cache_args[@]}"
+contains "$work/stderr" "kernel cache hit" "cache hit"
+for entry in "$work"/cache/*.kernel; do printf 'garbage' >"$entry"; done
+expect 0 "corrupt cache entry" -- "${cache_args[@]}"
+contains "$work/stderr" "gpublur: compiled" "corrupt entry recompiled"
+expect 0 "replaced cache entry" -- "${cache_args[@]}"
+contains "$work/stderr" "kernel cache hit" "entry replaced"
+expect 0 "--no-cache" -- "${cache_args[@]}" --no-cache
+contains "$work/stderr" "cache off" "--no-cache"
+printf 'a file, not a directory' >"$work/not-a-dir"
+expect 0 "unwritable cache" -- --arch sm_90 --size 5 --dump-ptx "$work/c.ptx" --cache-dir "$work/not-a-dir/cache"
+contains "$work/stderr" "warning: kernel cache not written" "unwritable cache warning"
+
+# --timings and --json
+expect 0 "--timings --json" -- "$samples/edges.png" "$work/t.png" --size 7 --timings --json
+contains "$work/stderr" "decode" "--timings"
+contains "$work/stderr" "encode" "--timings"
+contains "$work/stdout" '"timings_ms": {' "--json"
+contains "$work/stdout" '"width": 512' "--json image facts"
+if command -v python3 >/dev/null; then
+  python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/stdout" && pass || fail "--json is not valid JSON"
+fi
+
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
 head -c 2000 "$samples/detail.png" >"$work/truncated.png"
@@ -87,6 +115,7 @@ check_failure 2 "--sigma nan" "$samples/edges.png" "$work/new.png" --sigma nan
 check_failure 1 "missing output directory" "$samples/edges.png" "$work/missing/new.png" --size 7
 check_failure 2 "unknown output extension" "$samples/edges.png" "$work/new.gif" --size 7
 check_failure 2 "unknown option" "$samples/edges.png" "$work/new.png" --size 7 --bogus
+check_failure 2 "--png-level 13" "$samples/edges.png" "$work/existing.png" --size 7 --png-level 13
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
