@@ -3,7 +3,7 @@
 # The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc) is a prerequisite installed separately.
 set -euo pipefail
 
-packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev libdeflate-dev nettle-dev)
+packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev zlib1g-dev nettle-dev)
 
 missing=()
 for p in "${packages[@]}"; do

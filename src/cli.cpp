@@ -92,8 +92,8 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
                  "Channel count to compile for when no input image is given")
       ->default_str("3");
   app.add_option("--png-level", o.png_level,
-                 "PNG compression 0..12 (libdeflate; 1 is fast, 9+ is small and slow)")
-      ->default_str("1");
+                 "PNG compression 0..9 (zlib on all cores; 1 fastest, 9 smallest)")
+      ->default_str("4");
   app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1..100")->default_str("95");
   app.add_flag("--no-cache", o.no_cache, "Compile the kernel even if the kernel cache has it");
   app.add_option("--cache-dir", o.cache_dir,

@@ -30,7 +30,7 @@ struct Options {
   Border border = Border::kClamp;
   std::array<std::uint8_t, 4> border_value{};
   int channels = 3;  // for compiling without an input image
-  int png_level = 1;
+  int png_level = 4;
   int jpeg_quality = 95;
   bool no_cache = false;
   std::string cache_dir;  // empty: default_cache_dir()

@@ -27,9 +27,10 @@ struct ReadImage {
 ReadImage read_image(const std::string& path);
 
 struct WriteOptions {
-  // libdeflate level 0..12. Level 1 with stb's per-row filter choice encoded a 1080p RGB photo
-  // 3.5x faster than stock stb_image_write, into a file 35% smaller (bench/RESULTS.md).
-  int png_level = 1;
+  // zlib level 0..9, compressed on all cores (png_deflate.hpp). 4 is the knee: a 1080p photo
+  // encodes several times faster than stock stb_image_write into a file a third smaller
+  // (bench/RESULTS.md); 6-9 trade time for a few percent.
+  int png_level = 4;
   int jpeg_quality = 95;  // 1..100
 };
 

@@ -102,7 +102,7 @@ TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
   require_usage_error({"a.png", "--size", "3"}, "missing the output image");
   require_usage_error({"--size", "3"}, "missing input and output");
   require_usage_error({"--size", "3", "--dump-ptx", "--device", "cpu"}, "needs --arch");
-  require_usage_error({"a.png", "b.png", "--size", "3", "--png-level", "13"}, "--png-level must be 0 to 12");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--png-level", "10"}, "--png-level must be 0 to 9");
   require_usage_error({"a.png", "b.jpg", "--size", "3", "--jpeg-quality", "0"}, "--jpeg-quality must be 1 to 100");
 }
 

@@ -78,7 +78,7 @@ TEST_CASE("lossless formats round-trip every channel count", "[image_io]") {
 TEST_CASE("every PNG level round-trips exactly; higher levels are no larger", "[image_io]") {
   const Image in = test::random_image(64, 48, 3, 8);
   std::size_t level1 = 0;
-  for (int level : {0, 1, 6, 12}) {
+  for (int level : {0, 1, 6, 9}) {
     WriteOptions options;
     options.png_level = level;
     const std::vector<std::uint8_t> png = encode_image(in, ImageFormat::kPng, options);
@@ -86,7 +86,7 @@ TEST_CASE("every PNG level round-trips exactly; higher levels are no larger", "[
     write_bytes(dir.file("l.png"), std::string(png.begin(), png.end()));
     CHECK(read_image(dir.file("l.png")).image.pixels == in.pixels);
     if (level == 1) level1 = png.size();
-    if (level == 12) CHECK(png.size() <= level1);
+    if (level == 9) CHECK(png.size() <= level1);
   }
 }
 
