@@ -19,7 +19,8 @@ namespace {
 constexpr const char* kFooter = R"(Size and sigma:
   --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
   Give either or both. Size from sigma: 2*ceil(3*sigma)+1. Sigma from size (OpenCV's rule):
-  0.3*((size-1)*0.5-1)+0.8. --verbose prints the values used and the integer taps.
+  0.3*((size-1)*0.5-1)+0.8. --size-y/--sigma-y set the vertical axis by the same rules (default:
+  the horizontal one). --verbose prints the values used and the integer taps.
 
 Borders (the row abcd extended to the left):
   clamp       aaa|abcd   default; OpenCV BORDER_REPLICATE, SciPy 'nearest', ImageMagick, vips
@@ -65,6 +66,8 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
                  "(.png .jpg .jpeg .bmp .tga)");
   app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
   app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
+  app.add_option("--size-y", o.size_y, "Vertical kernel size, if it differs from --size");
+  app.add_option("--sigma-y", o.sigma_y, "Vertical sigma, if it differs from --sigma");
   app.add_option(
          "--border", raw.border,
          "Border mode: " + describe_list({"clamp", "reflect", "reflect101", "wrap", "constant"}))
@@ -177,29 +180,50 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   return {o, kExitOk};
 }
 
+namespace {
+
+// Checks one axis' --size/--sigma pair (flags named with `suffix`, "" or "-y").
+void validate_axis(const std::optional<int>& size, const std::optional<double>& sigma,
+                   const std::string& suffix) {
+  const std::string size_flag = "--size" + suffix, sigma_flag = "--sigma" + suffix;
+  if (size && (*size < 1 || *size % 2 == 0 || *size > kMaxKernelSize)) {
+    const int s = *size;
+    const std::string hint = s >= 1 && s % 2 == 0 && s < kMaxKernelSize
+                                 ? "; try " + size_flag + " " + std::to_string(s - 1) + " or " +
+                                       size_flag + " " + std::to_string(s + 1)
+                                 : "; e.g. " + size_flag + " 7";
+    throw UsageError(size_flag + " must be an odd number from 1 to " +
+                     std::to_string(kMaxKernelSize) + " (got " + std::to_string(s) + ")" + hint);
+  }
+  if (sigma && !(std::isfinite(*sigma) && *sigma > 0)) {
+    std::ostringstream got;
+    got << *sigma;
+    throw UsageError(sigma_flag + " must be a finite number > 0 (got " + got.str() + "); e.g. " +
+                     sigma_flag + " 1.5");
+  }
+  if (!size && sigma && *sigma > (kMaxKernelSize - 1) / 6.0) {
+    throw UsageError(sigma_flag + " " + std::to_string(*sigma) +
+                     " would need a kernel wider than " + std::to_string(kMaxKernelSize) +
+                     "; give a smaller " + sigma_flag + " or an explicit " + size_flag);
+  }
+}
+
+AxisSize resolve_axis(const std::optional<int>& size, const std::optional<double>& sigma) {
+  if (size && sigma) return {*size, *sigma, "size and sigma as given"};
+  if (size) {
+    return {*size, sigma_for_size(*size), "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
+  }
+  return {size_for_sigma(*sigma), *sigma, "size from sigma by 2*ceil(3*sigma)+1"};
+}
+
+}  // namespace
+
 void validate_options(const Options& o) {
   if (o.version) return;
-  if (o.size && (*o.size < 1 || *o.size % 2 == 0 || *o.size > kMaxKernelSize)) {
-    const int s = *o.size;
-    const std::string hint =
-        s >= 1 && s % 2 == 0 && s < kMaxKernelSize
-            ? "; try --size " + std::to_string(s - 1) + " or --size " + std::to_string(s + 1)
-            : "; e.g. --size 7";
-    throw UsageError("--size must be an odd number from 1 to " + std::to_string(kMaxKernelSize) +
-                     " (got " + std::to_string(s) + ")" + hint);
-  }
-  if (o.sigma && !(std::isfinite(*o.sigma) && *o.sigma > 0)) {
-    std::ostringstream got;
-    got << *o.sigma;
-    throw UsageError("--sigma must be a finite number > 0 (got " + got.str() +
-                     "); e.g. --sigma 1.5");
-  }
-  if (!o.size && !o.sigma)
+  validate_axis(o.size, o.sigma, "");
+  validate_axis(o.size_y, o.sigma_y, "-y");
+  if (!o.size && !o.sigma) {
     throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
-  if (!o.size && *o.sigma > (kMaxKernelSize - 1) / 6.0) {
-    throw UsageError("--sigma " + std::to_string(*o.sigma) + " would need a kernel wider than " +
-                     std::to_string(kMaxKernelSize) +
-                     "; give a smaller --sigma or an explicit --size");
   }
   if (o.channels < 1 || o.channels > 4) throw UsageError("--channels must be 1 to 4");
   if (o.png_level < kMinPngLevel || o.png_level > kMaxPngLevel) {
@@ -230,12 +254,9 @@ void validate_options(const Options& o) {
 }
 
 KernelSize resolve_kernel_size(const Options& o) {
-  if (o.size && o.sigma) return {*o.size, *o.sigma, "size and sigma as given"};
-  if (o.size) {
-    return {*o.size, sigma_for_size(*o.size),
-            "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
-  }
-  return {size_for_sigma(*o.sigma), *o.sigma, "size from sigma by 2*ceil(3*sigma)+1"};
+  const AxisSize x = resolve_axis(o.size, o.sigma);
+  if (!o.size_y && !o.sigma_y) return {x, x};
+  return {x, resolve_axis(o.size_y, o.sigma_y)};
 }
 
 }  // namespace gpublur

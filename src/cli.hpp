@@ -21,6 +21,8 @@ struct Options {
   std::string output;  // empty: no image written (dump only)
   std::optional<int> size;
   std::optional<double> sigma;
+  std::optional<int> size_y;     // vertical axis; both unset: same as horizontal
+  std::optional<double> sigma_y;
   Target target = Target::kCubin;
   KernelVariant kernel = KernelVariant::kAuto;
   std::optional<std::string> dump_ptx;     // "-" is stdout
@@ -50,18 +52,24 @@ struct ParseResult {
 ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                std::ostream& err);
 
-/// The effective kernel size and sigma after applying the derivation rules.
-struct KernelSize {
+/// One axis' effective kernel size and sigma after applying the derivation rules.
+struct AxisSize {
   int size = 0;
   double sigma = 0;
   std::string rule;  // how they were obtained, for --verbose
+};
+
+struct KernelSize {
+  AxisSize x;  // horizontal
+  AxisSize y;  // vertical
 };
 
 /// Checks everything the CLI11 layer cannot (odd size, finite sigma, known extension, ...).
 /// Throws UsageError saying what to do instead.
 void validate_options(const Options& options);
 
-/// Applies "size from sigma: 2*ceil(3*sigma)+1" / "sigma from size: OpenCV's rule".
+/// Applies "size from sigma: 2*ceil(3*sigma)+1" / "sigma from size: OpenCV's rule" per axis;
+/// the vertical axis copies the horizontal unless --size-y or --sigma-y is given.
 KernelSize resolve_kernel_size(const Options& options);
 
 }  // namespace gpublur

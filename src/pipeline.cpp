@@ -73,8 +73,8 @@ int print_version(std::ostream& out) {
 
 BlurSpec make_spec(const Options& o, const KernelSize& k, int channels) {
   BlurSpec spec;
-  spec.x = make_weights(k.size, k.sigma);
-  spec.y = spec.x;
+  spec.x = make_weights(k.x.size, k.x.sigma);
+  spec.y = make_weights(k.y.size, k.y.sigma);
   spec.channels = channels;
   spec.border = o.border;
   spec.border_value = o.border_value;
@@ -224,14 +224,14 @@ void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
                               ", \"conversion\": " + json_string(input_->conversion) + "}");
   }
   if (!o_.output.empty()) report_.fact("output", json_string(o_.output));
-  report_.fact("size", std::to_string(k.size));
-  report_.fact("sigma", json_number(k.sigma));
-  report_.fact("rule", json_string(k.rule));
-  report_.fact("taps", "[" + [&] {
-    std::string s;
-    for (auto t : spec.x.taps) s += (s.empty() ? "" : ", ") + std::to_string(t);
-    return s;
-  }() + "]");
+  auto axis = [](const AxisSize& a, const Weights& w) {
+    std::string taps;
+    for (auto t : w.taps) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
+    return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + json_number(a.sigma) +
+           ", \"rule\": " + json_string(a.rule) + ", \"taps\": [" + taps + "]}";
+  };
+  report_.fact("x", axis(k.x, spec.x));
+  report_.fact("y", axis(k.y, spec.y));
   report_.fact("border", json_string(std::string(border_name(spec.border))));
   report_.fact("device", json_string(device_used_));
   if (gpu_ && gpu_->info) {
@@ -258,8 +258,13 @@ int Invocation::run() {
 
   const BlurSpec spec = make_spec(o_, k, input_ ? input_->image.channels : o_.channels);
   if (o_.verbose) {
-    err_ << "gpublur: size " << k.size << ", sigma " << k.sigma << " (" << k.rule << ")\n"
-         << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n"
+    err_ << "gpublur: size " << k.x.size << ", sigma " << k.x.sigma << " (" << k.x.rule << ")\n"
+         << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n";
+    if (k.y.size != k.x.size || k.y.sigma != k.x.sigma) {
+      err_ << "gpublur: vertical: size " << k.y.size << ", sigma " << k.y.sigma << " (" << k.y.rule
+           << "), taps " << taps_text(spec.y) << "\n";
+    }
+    err_
          << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
   }
   const GeneratedKernel kernel = generate_kernel(spec, o_.kernel);

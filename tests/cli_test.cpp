@@ -118,12 +118,27 @@ TEST_CASE("bad choices are usage errors", "[cli]") {
 
 TEST_CASE("size and sigma derivation", "[cli]") {
   const KernelSize both = resolve_kernel_size(options({"--size", "7", "--sigma", "1.5"}));
-  CHECK(both.size == 7);
-  CHECK(both.sigma == 1.5);
+  CHECK(both.x.size == 7);
+  CHECK(both.x.sigma == 1.5);
+  CHECK(both.y.size == 7);
+  CHECK(both.y.sigma == 1.5);
   const KernelSize from_sigma = resolve_kernel_size(options({"--sigma", "1.5"}));
-  CHECK(from_sigma.size == 11);
-  CHECK_THAT(from_sigma.rule, Catch::Contains("size from sigma"));
+  CHECK(from_sigma.x.size == 11);
+  CHECK_THAT(from_sigma.x.rule, Catch::Contains("size from sigma"));
   const KernelSize from_size = resolve_kernel_size(options({"--size", "7"}));
-  CHECK(from_size.sigma == Approx(1.4));
-  CHECK_THAT(from_size.rule, Catch::Contains("OpenCV"));
+  CHECK(from_size.x.sigma == Approx(1.4));
+  CHECK_THAT(from_size.x.rule, Catch::Contains("OpenCV"));
+}
+
+TEST_CASE("anisotropic kernels: the vertical axis by the same rules", "[cli]") {
+  const KernelSize k = resolve_kernel_size(options({"--size", "7", "--sigma", "1.5", "--sigma-y", "4"}));
+  CHECK(k.x.size == 7);
+  CHECK(k.y.size == 25);
+  CHECK(k.y.sigma == 4.0);
+  const KernelSize s = resolve_kernel_size(options({"--sigma", "2", "--size-y", "3"}));
+  CHECK(s.x.size == 13);
+  CHECK(s.y.size == 3);
+  CHECK(s.y.sigma == Approx(0.8));
+  require_usage_error({"a.png", "b.png", "--size", "3", "--size-y", "4"}, "--size-y must be an odd number");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--sigma-y", "0"}, "--sigma-y must be a finite number > 0");
 }

@@ -121,6 +121,16 @@ TEST_CASE("GPU == CPU for large kernels, both sides of the tiled kernel's limits
   require_gpu_equals_cpu(cases);
 }
 
+TEST_CASE("GPU == CPU for anisotropic kernels", "[gpu]") {
+  std::vector<Case> cases;
+  for (auto [sx, sy, channels] : std::vector<std::tuple<int, int, int>>{
+           {7, 1, 3}, {1, 9, 1}, {3, 31, 4}, {31, 5, 2}, {15, 65, 1}, {101, 5, 3}, {5, 101, 3}}) {
+    const BlurSpec spec = test::make_test_spec(sx, sx / 5.0 + 0.3, sy, sy / 5.0 + 0.3, channels, Border::kReflect101);
+    cases.push_back({test::random_image(613, 211, channels, 31), spec, runs_for(sx == 7, sx <= 31 && sy <= 31)});
+  }
+  require_gpu_equals_cpu(cases);
+}
+
 TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fast path", "[gpu]") {
   std::vector<Case> cases;
   for (auto [size, channels] : std::vector<std::pair<int, int>>{{3, 3}, {7, 1}, {7, 4}, {15, 2}, {31, 3}}) {

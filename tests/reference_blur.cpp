@@ -44,16 +44,23 @@ std::vector<double> gaussian(int size, double sigma) {
 
 std::vector<double> reference_blur(const Image& in, int size, double sigma, Border border,
                                    const std::array<std::uint8_t, 4>& border_value) {
-  const std::vector<double> g = gaussian(size, sigma);
-  const int r = size / 2, w = in.width, h = in.height, c = in.channels;
+  return reference_blur(in, size, sigma, size, sigma, border, border_value);
+}
+
+std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, int size_y,
+                                   double sigma_y, Border border,
+                                   const std::array<std::uint8_t, 4>& border_value) {
+  const std::vector<double> gx = gaussian(size_x, sigma_x);
+  const std::vector<double> gy = gaussian(size_y, sigma_y);
+  const int rx = size_x / 2, ry = size_y / 2, w = in.width, h = in.height, c = in.channels;
   std::vector<double> out(in.pixels.size());
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       for (int ch = 0; ch < c; ++ch) {
         double acc = 0;
-        for (int dy = -r; dy <= r; ++dy) {
+        for (int dy = -ry; dy <= ry; ++dy) {
           const int sy = source_index(border, y + dy, h);
-          for (int dx = -r; dx <= r; ++dx) {
+          for (int dx = -rx; dx <= rx; ++dx) {
             const int sx = source_index(border, x + dx, w);
             const double p =
                 (sy < 0 || sx < 0)
@@ -62,7 +69,7 @@ std::vector<double> reference_blur(const Image& in, int size, double sigma, Bord
                                  static_cast<std::size_t>(sx)) *
                                     static_cast<std::size_t>(c) +
                                 static_cast<std::size_t>(ch)];
-            acc += g[static_cast<std::size_t>(dy + r)] * g[static_cast<std::size_t>(dx + r)] * p;
+            acc += gy[static_cast<std::size_t>(dy + ry)] * gx[static_cast<std::size_t>(dx + rx)] * p;
           }
         }
         out[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) +
@@ -93,9 +100,14 @@ Image random_image(int width, int height, int channels, std::uint32_t seed) {
 
 BlurSpec make_test_spec(int size, double sigma, int channels, Border border,
                         std::array<std::uint8_t, 4> border_value) {
+  return make_test_spec(size, sigma, size, sigma, channels, border, border_value);
+}
+
+BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, int channels,
+                        Border border, std::array<std::uint8_t, 4> border_value) {
   BlurSpec spec;
-  spec.x = make_weights(size, sigma);
-  spec.y = spec.x;
+  spec.x = make_weights(size_x, sigma_x);
+  spec.y = make_weights(size_y, sigma_y);
   spec.channels = channels;
   spec.border = border;
   spec.border_value = border_value;

@@ -14,12 +14,20 @@ namespace gpublur::test {
 /// one value per byte of the image. Written without gpublur's weights or border code.
 std::vector<double> reference_blur(const Image& in, int size, double sigma, Border border,
                                    const std::array<std::uint8_t, 4>& border_value);
+/// The same with different horizontal (x) and vertical (y) kernels.
+std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, int size_y,
+                                   double sigma_y, Border border,
+                                   const std::array<std::uint8_t, 4>& border_value);
 
 /// The largest |a - b| over all bytes.
 double max_abs_diff(const Image& image, const std::vector<double>& reference);
 
 /// Uniform random bytes from a fixed seed.
 Image random_image(int width, int height, int channels, std::uint32_t seed);
+
+/// A spec with different taps per axis.
+BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, int channels,
+                        Border border = Border::kClamp, std::array<std::uint8_t, 4> border_value = {});
 
 /// A spec with the same taps on both axes.
 BlurSpec make_test_spec(int size, double sigma, int channels, Border border = Border::kClamp,

@@ -1,0 +1,65 @@
+"""compare_peers.py GPUBLUR SAMPLES_DIR — gpublur's CPU output against SciPy's gaussian_filter and
+OpenCV's GaussianBlur on the samples and on random images, border names mapped: every byte within
+1 LSB of their floating-point results. Exits 77 (CTest: skipped) without numpy, scipy and cv2
+(Debian: python3-scipy, python3-opencv)."""
+import os, subprocess, sys, tempfile
+
+try:
+    import numpy as np
+    import cv2
+    from scipy import ndimage
+except ImportError as e:
+    print(f"SKIPPED: {e}")
+    sys.exit(77)
+
+GPUBLUR, SAMPLES = sys.argv[1], sys.argv[2]
+SCIPY_MODE = {"clamp": "nearest", "reflect": "reflect", "reflect101": "mirror", "wrap": "wrap",
+              "constant": "constant"}
+CV_BORDER = {"clamp": cv2.BORDER_REPLICATE, "reflect": cv2.BORDER_REFLECT,
+             "reflect101": cv2.BORDER_REFLECT_101, "constant": cv2.BORDER_CONSTANT}  # no wrap in cv2
+failures = passes = 0
+
+
+def gpublur(src, dst, size, sigma, border):
+    subprocess.run([GPUBLUR, src, dst, "--size", str(size), "--sigma", str(sigma), "--border", border,
+                    "--border-value", "0", "--device", "cpu"], check=True, capture_output=True)
+    return cv2.imread(dst, cv2.IMREAD_UNCHANGED)
+
+
+def check(name, ours, reference):
+    global failures, passes
+    worst = float(np.max(np.abs(ours.astype(np.float64) - reference)))
+    if worst <= 1.0 + 1e-6:
+        passes += 1
+    else:
+        failures += 1
+        print(f"FAIL {name}: worst difference {worst:.3f} LSB")
+
+
+def main():
+    rng = np.random.default_rng(7)
+    with tempfile.TemporaryDirectory() as work:
+        images = {f: cv2.imread(os.path.join(SAMPLES, f), cv2.IMREAD_UNCHANGED)
+                  for f in ("edges.png", "detail.png", "gradient.png")}
+        images["random-rgba.png"] = rng.integers(0, 256, (61, 83, 4), dtype=np.uint8)
+        images["random-gray.png"] = rng.integers(0, 256, (40, 7), dtype=np.uint8)
+        for name, img in images.items():
+            src = os.path.join(work, name)
+            cv2.imwrite(src, img)
+            for size, sigma in ((3, 0.8), (7, 1.5), (31, 5.0)):
+                for border in SCIPY_MODE:
+                    ours = gpublur(src, os.path.join(work, "out.png"), size, sigma, border)
+                    f = img.astype(np.float64)
+                    spatial = (sigma, sigma) + ((0,) if img.ndim == 3 else ())
+                    sp = ndimage.gaussian_filter(f, spatial, mode=SCIPY_MODE[border], cval=0.0,
+                                                 truncate=(size // 2) / sigma)
+                    check(f"{name} {size}x{size} sigma {sigma} {border} vs SciPy", ours, sp)
+                    if border in CV_BORDER:
+                        cv = cv2.GaussianBlur(img.astype(np.float32), (size, size), sigma,
+                                              borderType=CV_BORDER[border])
+                        check(f"{name} {size}x{size} sigma {sigma} {border} vs OpenCV", ours, cv)
+    print(f"{passes} passed, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+main()
