@@ -59,7 +59,8 @@ struct RawChoices {
   std::vector<int> border_value;
 };
 
-void define_options(CLI::App& app, Options& o, RawChoices& raw) {
+// What to blur and how: images, kernel size, borders.
+void define_blur_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("input", o.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
   app.add_option("output", o.output,
                  "Where to write the result; format from the extension "
@@ -76,14 +77,19 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
          "--border-value", raw.border_value,
          "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
       ->delimiter(',');
+}
+
+// Where it runs and what gets compiled and shown.
+void define_gpu_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("--device", raw.device, "Where to blur: auto|gpu|cpu")->default_str("auto");
   app.add_option("--target", raw.target,
                  "GPU code: cubin (compiled for the GPU) or ptx (JIT by the driver)")
       ->default_str("cubin");
   app.add_option("--arch", raw.arch,
                  "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
-  app.add_option("--kernel", raw.kernel,
-                 "GPU kernel: auto (fastest that applies), tiled, wide, or naive (the seed's 2-D loop)")
+  app.add_option(
+         "--kernel", raw.kernel,
+         "GPU kernel: auto (fastest that applies), tiled, wide, or naive (the seed's 2-D loop)")
       ->default_str("auto");
   app.add_option("--dump-ptx", o.dump_ptx,
                  "Write the PTX that ran to FILE (default or '-': stdout)")
@@ -94,6 +100,10 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("--channels", o.channels,
                  "Channel count to compile for when no input image is given")
       ->default_str("3");
+}
+
+// Output encoding, caching and reporting.
+void define_output_options(CLI::App& app, Options& o) {
   app.add_option("--png-level", o.png_level,
                  "PNG compression 0..9 (zlib on all cores; 1 fastest, 9 smallest)")
       ->default_str("4");
@@ -103,9 +113,16 @@ void define_options(CLI::App& app, Options& o, RawChoices& raw) {
                  "Kernel cache directory (default: $GPUBLUR_CACHE_DIR, $XDG_CACHE_HOME/gpublur or "
                  "~/.cache/gpublur)");
   app.add_flag("--timings", o.timings, "Print the wall time of each stage on stderr");
-  app.add_flag("--json", o.json, "Print parameters, device, image facts and timings as JSON on stdout");
+  app.add_flag("--json", o.json,
+               "Print parameters, device, image facts and timings as JSON on stdout");
   app.add_flag("-v,--verbose", o.verbose, "Say what was used: sizes, taps, device, compile target");
   app.add_flag("--version", o.version, "Print gpublur, NVRTC and driver versions and the GPU");
+}
+
+void define_options(CLI::App& app, Options& o, RawChoices& raw) {
+  define_blur_options(app, o, raw);
+  define_gpu_options(app, o, raw);
+  define_output_options(app, o);
   app.footer(kFooter);
 }
 
@@ -143,8 +160,8 @@ void apply_choices(Options& o, const RawChoices& raw) {
   o.device = parse_choice("--device", raw.device, parse_device(raw.device), "auto, gpu, cpu");
   o.border = parse_choice("--border", raw.border, parse_border(raw.border),
                           "clamp, reflect, reflect101, wrap, constant");
-  o.kernel = parse_choice("--kernel", raw.kernel, parse_variant(raw.kernel),
-                          "auto, tiled, wide, naive");
+  o.kernel =
+      parse_choice("--kernel", raw.kernel, parse_variant(raw.kernel), "auto, tiled, wide, naive");
   if (!raw.arch.empty()) {
     o.arch = parse_arch(raw.arch);
     if (!o.arch) {
@@ -211,7 +228,8 @@ void validate_axis(const std::optional<int>& size, const std::optional<double>& 
 AxisSize resolve_axis(const std::optional<int>& size, const std::optional<double>& sigma) {
   if (size && sigma) return {*size, *sigma, "size and sigma as given"};
   if (size) {
-    return {*size, sigma_for_size(*size), "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
+    return {*size, sigma_for_size(*size),
+            "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
   }
   return {size_for_sigma(*sigma), *sigma, "size from sigma by 2*ceil(3*sigma)+1"};
 }
@@ -231,7 +249,8 @@ void validate_options(const Options& o) {
                      std::to_string(kMaxPngLevel) + " (got " + std::to_string(o.png_level) + ")");
   }
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100) {
-    throw UsageError("--jpeg-quality must be 1 to 100 (got " + std::to_string(o.jpeg_quality) + ")");
+    throw UsageError("--jpeg-quality must be 1 to 100 (got " + std::to_string(o.jpeg_quality) +
+                     ")");
   }
   const bool dumping = o.dump_ptx || o.dump_source;
   if (o.input.empty() && !dumping) {

@@ -1,5 +1,7 @@
 // codegen_test.cpp — generated source is deterministic and pinned by golden files.
-// Regenerate after an intended change with: GPUBLUR_UPDATE_GOLDENS=1 ./gpublur_tests "[codegen]"
+// The goldens hold the generated preludes; the templates after them are checked to be the
+// embedded files unchanged. Regenerate after an intended change with:
+//   GPUBLUR_UPDATE_GOLDENS=1 ./gpublur_tests "[codegen]"
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
@@ -22,7 +24,16 @@ std::string read_golden(const std::string& path) {
   return text.str();
 }
 
-void check_golden(const std::string& name, const std::string& actual) {
+// The generated part of a kernel's source: everything before kernels/common.cuh, which (with
+// the template after it) must follow unchanged, as the next test checks.
+std::string prelude_of(const std::string& source) {
+  const auto end = source.find("#line 1 \"common.cuh\"");
+  REQUIRE(end != std::string::npos);
+  return source.substr(0, end);
+}
+
+void check_golden(const std::string& name, const std::string& source) {
+  const std::string actual = prelude_of(source);
   const std::string path = std::string(GPUBLUR_GOLDEN_DIR) + "/" + name;
   if (std::getenv("GPUBLUR_UPDATE_GOLDENS")) {
     std::ofstream(path, std::ios::binary) << actual;
