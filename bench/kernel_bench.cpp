@@ -28,15 +28,17 @@ struct Size {
   const char* name;
   int width, height;
 };
-const std::map<std::string, Size> kSizes = {
-    {"1080p", {"1920x1080", 1920, 1080}}, {"4k", {"3840x2160", 3840, 2160}}, {"8k", {"7680x4320", 7680, 4320}}};
+const std::map<std::string, Size> kSizes = {{"1080p", {"1920x1080", 1920, 1080}},
+                                            {"4k", {"3840x2160", 3840, 2160}},
+                                            {"8k", {"7680x4320", 7680, 4320}}};
 
 struct Buffers {
   std::size_t pitch = 0, bytes = 0;
   std::vector<cuda::DeviceBuffer> in, out;
 };
 
-Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes, const cuda::Stream& stream) {
+Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes,
+                     const cuda::Stream& stream) {
   Buffers b;
   b.pitch = device_pitch(static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels));
   b.bytes = b.pitch * static_cast<std::size_t>(size.height);
@@ -47,16 +49,20 @@ Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes, const
   for (std::size_t i = 0; i < pairs; ++i) {
     b.in.emplace_back(b.bytes);
     b.out.emplace_back(b.bytes);
-    GB_CU_CHECK(cuda::api().cuMemcpyHtoDAsync(b.in.back().get(), host.data(), b.bytes, stream.get()), "upload");
+    GB_CU_CHECK(
+        cuda::api().cuMemcpyHtoDAsync(b.in.back().get(), host.data(), b.bytes, stream.get()),
+        "upload");
   }
   stream.synchronize("uploading benchmark data");
   return b;
 }
 
 // Median milliseconds of fn(i) over `iters` launches after `warmup`, each timed with events.
-double median_ms(const cuda::Stream& stream, int warmup, int iters, const std::function<void(std::size_t)>& fn) {
+double median_ms(const cuda::Stream& stream, int warmup, int iters,
+                 const std::function<void(std::size_t)>& fn) {
   for (int i = 0; i < warmup; ++i) fn(static_cast<std::size_t>(i));
-  std::vector<cuda::Event> starts(static_cast<std::size_t>(iters)), stops(static_cast<std::size_t>(iters));
+  std::vector<cuda::Event> starts(static_cast<std::size_t>(iters)),
+      stops(static_cast<std::size_t>(iters));
   for (int i = 0; i < iters; ++i) {
     starts[static_cast<std::size_t>(i)].record(stream);
     fn(static_cast<std::size_t>(warmup + i));
@@ -64,7 +70,8 @@ double median_ms(const cuda::Stream& stream, int warmup, int iters, const std::f
   }
   std::vector<double> ms;
   for (int i = 0; i < iters; ++i) {
-    ms.push_back(stops[static_cast<std::size_t>(i)].elapsed_since(starts[static_cast<std::size_t>(i)]));
+    ms.push_back(
+        stops[static_cast<std::size_t>(i)].elapsed_since(starts[static_cast<std::size_t>(i)]));
   }
   std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
   return ms[static_cast<std::size_t>(iters / 2)];
@@ -78,22 +85,26 @@ struct LoadedKernel {
 
 LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gpu) {
   GeneratedKernel kernel = generate_kernel(spec, variant);
-  const CompiledKernel compiled = compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
+  const CompiledKernel compiled =
+      compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
   cuda::Module module(compiled.module_image(), kernel.name);
   const CUfunction f = module.function(kernel.entry.c_str());
   return {std::move(kernel), std::move(module), f};
 }
 
-void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, int height, const cuda::Stream& s) {
+void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, int height,
+            const cuda::Stream& s) {
   CUdeviceptr in = b.in[i % b.in.size()].get(), out = b.out[i % b.out.size()].get();
   int pitch = static_cast<int>(b.pitch), w = width, h = height;
   void* args[] = {&in, &pitch, &out, &pitch, &w, &h};
   const LaunchDims d = launch_dims(k.kernel, width, height);
-  GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1, 0, s.get(), args, nullptr),
+  GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1, 0,
+                                         s.get(), args, nullptr),
               "launching " + k.kernel.name);
 }
 
-std::vector<unsigned char> download(const cuda::DeviceBuffer& buffer, std::size_t bytes, const cuda::Stream& s) {
+std::vector<unsigned char> download(const cuda::DeviceBuffer& buffer, std::size_t bytes,
+                                    const cuda::Stream& s) {
   std::vector<unsigned char> host(bytes);
   GB_CU_CHECK(cuda::api().cuMemcpyDtoHAsync(host.data(), buffer.get(), bytes, s.get()), "download");
   s.synchronize("downloading benchmark output");
@@ -101,10 +112,11 @@ std::vector<unsigned char> download(const cuda::DeviceBuffer& buffer, std::size_
 }
 
 // Outputs of buffer pair 0 from two kernels must match byte for byte (padding excluded).
-bool same_output(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b, std::size_t pitch,
-                 std::size_t row_bytes) {
+bool same_output(const std::vector<unsigned char>& a, const std::vector<unsigned char>& b,
+                 std::size_t pitch, std::size_t row_bytes) {
   for (std::size_t off = 0; off < a.size(); off += pitch) {
-    if (!std::equal(a.begin() + static_cast<long>(off), a.begin() + static_cast<long>(off + row_bytes),
+    if (!std::equal(a.begin() + static_cast<long>(off),
+                    a.begin() + static_cast<long>(off + row_bytes),
                     b.begin() + static_cast<long>(off))) {
       return false;
     }
@@ -131,26 +143,33 @@ int run(const Config& config) {
   GB_CU_CHECK(cuda::api().cuDeviceGet(&device, 0), "device");
   cuda::Context context(device);
   int l2 = 0;
-  GB_CU_CHECK(cuda::api().cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device), "L2");
+  GB_CU_CHECK(cuda::api().cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device),
+              "L2");
   cuda::Stream stream;
   std::string npp_why;
   const auto npp = NppGauss::load(stream.get(), npp_why);
-  std::printf("device: %s (%s), %s, L2 %d MiB; NPP: %s\n", gpu->name.c_str(), gpu->arch.sm().c_str(),
-              driver_version_string(gpu->driver_version).c_str(), l2 >> 20, npp ? "loaded" : npp_why.c_str());
-  std::printf("ms per image (median of %d, CUDA events, buffers rotating over > 4x L2); copy = "
-              "device-to-device copy of the same bytes; x = time / copy time\n\n",
-              config.iters);
-  std::printf("| size | C | k | copy ms | gpublur ms | x copy | GB/s | GPix/s | kernel | naive ms | naive/gpublur | NPP ms | NPP/gpublur | check |\n");
+  std::printf("device: %s (%s), %s, L2 %d MiB; NPP: %s\n", gpu->name.c_str(),
+              gpu->arch.sm().c_str(), driver_version_string(gpu->driver_version).c_str(), l2 >> 20,
+              npp ? "loaded" : npp_why.c_str());
+  std::printf(
+      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2); copy = "
+      "device-to-device copy of the same bytes; x = time / copy time\n\n",
+      config.iters);
+  std::printf(
+      "| size | C | k | copy ms | gpublur ms | x copy | GB/s | GPix/s | kernel | naive ms | "
+      "naive/gpublur | NPP ms | NPP/gpublur | check |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
   for (const std::string& size_name : config.sizes) {
     const Size size = kSizes.at(size_name);
     for (int channels : config.channels) {
       const Buffers b = make_buffers(size, channels, static_cast<std::size_t>(l2), stream);
-      const std::size_t row_bytes = static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels);
+      const std::size_t row_bytes =
+          static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels);
       const double copy_ms = median_ms(stream, 5, config.iters, [&](std::size_t i) {
-        GB_CU_CHECK(cuda::api().cuMemcpyDtoDAsync(b.out[i % b.out.size()].get(), b.in[i % b.in.size()].get(),
-                                                  b.bytes, stream.get()),
-                    "copy");
+        GB_CU_CHECK(
+            cuda::api().cuMemcpyDtoDAsync(b.out[i % b.out.size()].get(),
+                                          b.in[i % b.in.size()].get(), b.bytes, stream.get()),
+            "copy");
       });
       for (int ksize : config.ksizes) {
         BlurSpec spec;
@@ -173,24 +192,29 @@ int run(const Config& config) {
           naive_col = std::to_string(nms).substr(0, 7);
           naive_ratio = std::to_string(nms / ms).substr(0, 5);
           check = same_output(fast_out, download(b.out[0], b.bytes, stream), b.pitch, row_bytes)
-                      ? "== naive" : "DIFFERS";
+                      ? "== naive"
+                      : "DIFFERS";
         }
         std::string npp_col = "-", npp_ratio = "-";
         if (npp && NppGauss::supports(ksize)) {
           int status = 0;
           const double nms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
-            status |= npp->run(b.in[i % b.in.size()].get(), static_cast<int>(b.pitch), b.out[i % b.out.size()].get(),
-                               static_cast<int>(b.pitch), size.width, size.height, channels, ksize);
+            status |= npp->run(b.in[i % b.in.size()].get(), static_cast<int>(b.pitch),
+                               b.out[i % b.out.size()].get(), static_cast<int>(b.pitch), size.width,
+                               size.height, channels, ksize);
           });
-          npp_col = status == 0 ? std::to_string(nms).substr(0, 7) : "error " + std::to_string(status);
+          npp_col =
+              status == 0 ? std::to_string(nms).substr(0, 7) : "error " + std::to_string(status);
           if (status == 0) npp_ratio = std::to_string(nms / ms).substr(0, 5);
         }
         const double pixels = static_cast<double>(size.width) * size.height;
         const double moved = 2.0 * static_cast<double>(row_bytes) * size.height;  // read + write
-        std::printf("| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s |\n", size.name,
-                    channels, ksize, copy_ms, ms, ms / copy_ms, moved / ms / 1e6, pixels / ms / 1e6,
-                    std::string(variant_name(fast.kernel.schedule.variant)).c_str(), naive_col.c_str(),
-                    naive_ratio.c_str(), npp_col.c_str(), npp_ratio.c_str(), check.c_str());
+        std::printf(
+            "| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s |\n",
+            size.name, channels, ksize, copy_ms, ms, ms / copy_ms, moved / ms / 1e6,
+            pixels / ms / 1e6, std::string(variant_name(fast.kernel.schedule.variant)).c_str(),
+            naive_col.c_str(), naive_ratio.c_str(), npp_col.c_str(), npp_ratio.c_str(),
+            check.c_str());
         std::fflush(stdout);
       }
     }
@@ -208,7 +232,8 @@ int main(int argc, char** argv) {
   app.add_option("--ksizes", config.ksizes, "kernel sizes")->delimiter(',');
   app.add_option("--channels", config.channels, "channel counts")->delimiter(',');
   app.add_option("--iters", config.iters, "timed launches per measurement");
-  app.add_option("--naive-max", config.naive_max, "largest kernel size to time the naive kernel at");
+  app.add_option("--naive-max", config.naive_max,
+                 "largest kernel size to time the naive kernel at");
   CLI11_PARSE(app, argc, argv);
   try {
     return gpublur::bench::run(config);

@@ -36,13 +36,20 @@ constexpr int kNppBorderReplicate = 2;  // == gpublur's clamp
 
 int mask_enum(int ksize) {  // NppiMaskSize: NPP_MASK_SIZE_3_X_3 = 200, 5x5 = 201, 7x7 = 400, ...
   switch (ksize) {
-    case 3: return 200;
-    case 5: return 201;
-    case 7: return 400;
-    case 9: return 500;
-    case 11: return 600;
-    case 13: return 700;
-    default: return 800;  // 15x15
+    case 3:
+      return 200;
+    case 5:
+      return 201;
+    case 7:
+      return 400;
+    case 9:
+      return 500;
+    case 11:
+      return 600;
+    case 13:
+      return 700;
+    default:
+      return 800;  // 15x15
   }
 }
 
@@ -70,8 +77,9 @@ NppStreamContext context_for(CUstream stream) {
 }  // namespace
 
 std::optional<NppGauss> NppGauss::load(CUstream stream, std::string& why) {
-  const std::string dir = std::getenv("CUDA_HOME") ? std::string(std::getenv("CUDA_HOME")) + "/lib64/"
-                                                   : "/usr/local/cuda/lib64/";
+  const std::string dir = std::getenv("CUDA_HOME")
+                              ? std::string(std::getenv("CUDA_HOME")) + "/lib64/"
+                              : "/usr/local/cuda/lib64/";
   const std::string major = std::to_string(CUDA_VERSION / 1000);
   // libnppif needs libnppc's symbols: load it first, globally.
   std::string ignored;

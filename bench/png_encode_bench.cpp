@@ -45,19 +45,24 @@ int main(int argc, char** argv) {
     stbi_write_png_to_func(
         [](void* ctx, void* data, int size) {
           auto* out = static_cast<std::vector<unsigned char>*>(ctx);
-          out->insert(out->end(), static_cast<unsigned char*>(data), static_cast<unsigned char*>(data) + size);
+          out->insert(out->end(), static_cast<unsigned char*>(data),
+                      static_cast<unsigned char*>(data) + size);
         },
-        &stock, image.width, image.height, image.channels, image.pixels.data(), static_cast<int>(image.row_bytes()));
+        &stock, image.width, image.height, image.channels, image.pixels.data(),
+        static_cast<int>(image.row_bytes()));
   });
-  std::printf("%dx%d, %d channels; median of %d\n", image.width, image.height, image.channels, repeat);
+  std::printf("%dx%d, %d channels; median of %d\n", image.width, image.height, image.channels,
+              repeat);
   std::printf("| encoder | ms | bytes | speed-up | size vs stock |\n|---|---|---|---|---|\n");
   std::printf("| stock stb_image_write | %.1f | %zu | 1.00 | 1.000 |\n", stock_ms, stock.size());
   for (int level : {1, 2, 4, 6, 9}) {
     std::vector<std::uint8_t> ours;
     gpublur::WriteOptions options;
     options.png_level = level;
-    const double ms = median_ms(repeat, [&] { ours = gpublur::encode_image(image, gpublur::ImageFormat::kPng, options); });
-    std::printf("| gpublur --png-level %d | %.1f | %zu | %.2f | %.3f |\n", level, ms, ours.size(), stock_ms / ms,
+    const double ms = median_ms(
+        repeat, [&] { ours = gpublur::encode_image(image, gpublur::ImageFormat::kPng, options); });
+    std::printf("| gpublur --png-level %d | %.1f | %zu | %.2f | %.3f |\n", level, ms, ours.size(),
+                stock_ms / ms,
                 static_cast<double>(ours.size()) / static_cast<double>(stock.size()));
   }
   return 0;

@@ -21,7 +21,7 @@ struct Options {
   std::string output;  // empty: no image written (dump only)
   std::optional<int> size;
   std::optional<double> sigma;
-  std::optional<int> size_y;     // vertical axis; both unset: same as horizontal
+  std::optional<int> size_y;  // vertical axis; both unset: same as horizontal
   std::optional<double> sigma_y;
   Target target = Target::kCubin;
   KernelVariant kernel = KernelVariant::kAuto;

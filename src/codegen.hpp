@@ -30,11 +30,11 @@ bool tiled_supports(const BlurSpec& spec);
 struct KernelSchedule {
   KernelVariant variant = KernelVariant::kWide;
   int block_threads = 256;
-  int tile_w = 256;  // output bytes per block
-  int tile_h = 16;   // output rows per block
-  int strip_h = 0;   // kTiled: output rows per vertical-pass thread
-  int halo = 0;      // kTiled: halo bytes each side (multiple of 4)
-  int seg = 0;       // kTiled: output bytes per horizontal-pass thread
+  int tile_w = 256;    // output bytes per block
+  int tile_h = 16;     // output rows per block
+  int strip_h = 0;     // kTiled: output rows per vertical-pass thread
+  int halo = 0;        // kTiled: halo bytes each side (multiple of 4)
+  int seg = 0;         // kTiled: output bytes per horizontal-pass thread
   int row_stride = 0;  // kTiled: shared row length in 16-bit values
   int shared_bytes = 0;
 };
@@ -48,8 +48,10 @@ struct GeneratedKernel {
 };
 
 /// Throws UsageError when `requested` is kTiled and the spec is outside its limits.
-KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested = KernelVariant::kAuto);
-GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested = KernelVariant::kAuto);
+KernelSchedule choose_schedule(const BlurSpec& spec,
+                               KernelVariant requested = KernelVariant::kAuto);
+GeneratedKernel generate_kernel(const BlurSpec& spec,
+                                KernelVariant requested = KernelVariant::kAuto);
 
 struct LaunchDims {
   unsigned grid_x = 1;

@@ -115,11 +115,13 @@ GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& 
   const auto load_start = std::chrono::steady_clock::now();
   // Owners in dependency order (the session's context outlives them all): module, buffers,
   // stream, events; destroyed in reverse.
-  cuda::Module module(compiled.module_image(),
-                      "the kernel (" + std::string(target_name(compiled.plan.target)) + " for " +
-                          compiled.plan.arch.sm() + ")");
+  cuda::Module module(compiled.module_image(), "the kernel (" +
+                                                   std::string(target_name(compiled.plan.target)) +
+                                                   " for " + compiled.plan.arch.sm() + ")");
   const CUfunction function = module.function(kernel.entry.c_str());
-  run.load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start).count();
+  run.load_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
+          .count();
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
   cuda::Stream stream;

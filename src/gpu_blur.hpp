@@ -54,10 +54,10 @@ class GpuSession {
 
 struct GpuRun {
   Image output;
-  double load_ms = 0;      // cuModuleLoadData + cuModuleGetFunction (host clock)
-  float upload_ms = 0;     // CUDA events
-  float kernel_ms = 0;     // CUDA events, the kernel alone
-  float download_ms = 0;   // CUDA events
+  double load_ms = 0;     // cuModuleLoadData + cuModuleGetFunction (host clock)
+  float upload_ms = 0;    // CUDA events
+  float kernel_ms = 0;    // CUDA events, the kernel alone
+  float download_ms = 0;  // CUDA events
 };
 
 /// Uploads `in`, runs `compiled` (built from `kernel`) in `session`, downloads the result.

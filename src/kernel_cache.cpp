@@ -26,7 +26,8 @@ class Reader {
   bool u64(std::uint64_t& v) {
     if (bytes_.size() - pos_ < 8) return false;
     v = 0;
-    for (int i = 0; i < 8; ++i) v |= static_cast<std::uint64_t>(bytes_[pos_ + static_cast<std::size_t>(i)]) << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      v |= static_cast<std::uint64_t>(bytes_[pos_ + static_cast<std::size_t>(i)]) << (8 * i);
     pos_ += 8;
     return true;
   }
@@ -34,7 +35,8 @@ class Reader {
   bool bytes(Container& out) {
     std::uint64_t size = 0;
     if (!u64(size) || bytes_.size() - pos_ < size) return false;
-    out.assign(bytes_.begin() + static_cast<long>(pos_), bytes_.begin() + static_cast<long>(pos_ + size));
+    out.assign(bytes_.begin() + static_cast<long>(pos_),
+               bytes_.begin() + static_cast<long>(pos_ + size));
     pos_ += size;
     return true;
   }
@@ -86,7 +88,8 @@ std::optional<CompiledKernel> deserialize(const std::vector<std::uint8_t>& paylo
   for (auto& o : c.options) {
     if (!in.bytes(o)) return std::nullopt;
   }
-  if (!in.bytes(c.ptx) || !in.bytes(c.cubin) || !in.bytes(c.log) || !in.at_end()) return std::nullopt;
+  if (!in.bytes(c.ptx) || !in.bytes(c.cubin) || !in.bytes(c.log) || !in.at_end())
+    return std::nullopt;
   if (c.ptx.empty() || (c.plan.target == Target::kCubin && c.cubin.empty())) return std::nullopt;
   return c;
 }

@@ -45,8 +45,10 @@ std::string make_directories(const std::string& dir) {
 
 std::string default_cache_dir() {
   if (const char* dir = std::getenv("GPUBLUR_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/gpublur";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/gpublur";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/gpublur";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/gpublur";
   return "";
 }
 
@@ -54,7 +56,8 @@ std::optional<std::vector<std::uint8_t>> FileKernelStore::load(const std::string
   std::ifstream file(path_for(key), std::ios::binary);
   if (!file) return std::nullopt;
   const std::vector<std::uint8_t> entry((std::istreambuf_iterator<char>(file)), {});
-  if (entry.size() < kHeaderSize || std::memcmp(entry.data(), kMagic, sizeof kMagic) != 0) return std::nullopt;
+  if (entry.size() < kHeaderSize || std::memcmp(entry.data(), kMagic, sizeof kMagic) != 0)
+    return std::nullopt;
   if (get_le(entry.data() + 8, 4) != kFormatVersion) return std::nullopt;
   const std::uint64_t size = get_le(entry.data() + 12, 8);
   if (size != entry.size() - kHeaderSize) return std::nullopt;  // truncated or padded

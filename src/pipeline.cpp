@@ -106,7 +106,8 @@ struct NvrtcStartup {
 
 class Invocation {
  public:
-  Invocation(const Options& o, std::ostream& out, std::ostream& err) : o_(o), out_(out), err_(err) {}
+  Invocation(const Options& o, std::ostream& out, std::ostream& err)
+      : o_(o), out_(out), err_(err) {}
   int run();
 
  private:
@@ -139,7 +140,9 @@ void Invocation::start_background_work() {
     gpu_future_ = std::async(std::launch::async, start_gpu, may_run_on_gpu);
   }
   if (may_run_on_gpu || o_.dump_ptx) {
-    nvrtc_future_ = std::async(std::launch::async, [] { return NvrtcStartup{nvrtc_version(), nvrtc_identity()}; });
+    nvrtc_future_ = std::async(std::launch::async, [] {
+      return NvrtcStartup{nvrtc_version(), nvrtc_identity()};
+    });
   }
 }
 
@@ -167,26 +170,33 @@ const CompiledKernel& Invocation::compile(const GeneratedKernel& kernel, bool sk
     throw UsageError("--dump-ptx needs a GPU to compile for, or --arch (e.g. --arch sm_90)");
   }
   const auto start = Clock::now();
-  const NvrtcStartup nvrtc = nvrtc_future_.valid() ? nvrtc_future_.get() : NvrtcStartup{nvrtc_version(), nvrtc_identity()};
-  const CompilePlan plan = plan_compile(o_.arch ? *o_.arch : gpu_->info->arch, o_.target, nvrtc.version);
+  const NvrtcStartup nvrtc =
+      nvrtc_future_.valid() ? nvrtc_future_.get() : NvrtcStartup{nvrtc_version(), nvrtc_identity()};
+  const CompilePlan plan =
+      plan_compile(o_.arch ? *o_.arch : gpu_->info->arch, o_.target, nvrtc.version);
   if (!plan.note.empty()) err_ << "gpublur: note: " << plan.note << "\n";
   if (!o_.no_cache && !store_) {
-    store_ = std::make_unique<FileKernelStore>(o_.cache_dir.empty() ? default_cache_dir() : o_.cache_dir);
+    store_ = std::make_unique<FileKernelStore>(o_.cache_dir.empty() ? default_cache_dir()
+                                                                    : o_.cache_dir);
   }
-  compiled_ = compile_cached(kernel, plan, store_.get(), nvrtc.identity, compile_kernel, skip_lookup);
+  compiled_ =
+      compile_cached(kernel, plan, store_.get(), nvrtc.identity, compile_kernel, skip_lookup);
   const double ms = ms_since(start);
   report_.stage(compiled_->hit ? "cache hit" : "compile", ms);
   if (!compiled_->store_problem.empty()) {
-    err_ << "gpublur: warning: kernel cache not written (" << compiled_->store_problem << "); continuing\n";
+    err_ << "gpublur: warning: kernel cache not written (" << compiled_->store_problem
+         << "); continuing\n";
   }
   if (o_.verbose) {
     const CompilePlan& p = compiled_->compiled.plan;
-    err_ << "gpublur: " << (compiled_->hit ? "kernel cache hit: loaded " : "compiled ") << kernel.name
-         << " (" << target_name(p.target) << " for "
+    err_ << "gpublur: " << (compiled_->hit ? "kernel cache hit: loaded " : "compiled ")
+         << kernel.name << " (" << target_name(p.target) << " for "
          << (p.target == Target::kCubin ? p.arch.sm() : p.arch.compute()) << ") in " << std::fixed
          << std::setprecision(1) << ms << " ms"
-         << (store_ ? "; cache " + store_->path_for(compiled_->key) : std::string("; cache off")) << "\n";
-    if (!compiled_->compiled.log.empty()) err_ << "gpublur: NVRTC says:\n" << compiled_->compiled.log << "\n";
+         << (store_ ? "; cache " + store_->path_for(compiled_->key) : std::string("; cache off"))
+         << "\n";
+    if (!compiled_->compiled.log.empty())
+      err_ << "gpublur: NVRTC says:\n" << compiled_->compiled.log << "\n";
   }
   return compiled_->compiled;
 }
@@ -208,8 +218,8 @@ Image Invocation::blur_on_gpu_with_retry(const GeneratedKernel& kernel) {
   report_.stage("kernel", r.kernel_ms);
   report_.stage("download", r.download_ms);
   if (o_.verbose) {
-    err_ << "gpublur: blurred on " << gpu_->info->name << " (" << gpu_->info->arch.sm() << "), kernel "
-         << std::fixed << std::setprecision(3) << r.kernel_ms << " ms\n";
+    err_ << "gpublur: blurred on " << gpu_->info->name << " (" << gpu_->info->arch.sm()
+         << "), kernel " << std::fixed << std::setprecision(3) << r.kernel_ms << " ms\n";
   }
   return std::move(r.output);
 }
@@ -218,7 +228,8 @@ void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
   report_.fact("gpublur", json_string(kVersion));
   if (input_) {
     const Image& im = input_->image;
-    report_.fact("input", "{\"path\": " + json_string(o_.input) + ", \"width\": " + std::to_string(im.width) +
+    report_.fact("input", "{\"path\": " + json_string(o_.input) +
+                              ", \"width\": " + std::to_string(im.width) +
                               ", \"height\": " + std::to_string(im.height) +
                               ", \"channels\": " + std::to_string(im.channels) +
                               ", \"conversion\": " + json_string(input_->conversion) + "}");
@@ -235,8 +246,8 @@ void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
   report_.fact("border", json_string(std::string(border_name(spec.border))));
   report_.fact("device", json_string(device_used_));
   if (gpu_ && gpu_->info) {
-    report_.fact("gpu", "{\"name\": " + json_string(gpu_->info->name) + ", \"arch\": " +
-                            json_string(gpu_->info->arch.sm()) + ", \"driver\": " +
+    report_.fact("gpu", "{\"name\": " + json_string(gpu_->info->name) +
+                            ", \"arch\": " + json_string(gpu_->info->arch.sm()) + ", \"driver\": " +
                             json_string(driver_version_string(gpu_->info->driver_version)) + "}");
   }
   if (compiled_) {
@@ -264,8 +275,8 @@ int Invocation::run() {
       err_ << "gpublur: vertical: size " << k.y.size << ", sigma " << k.y.sigma << " (" << k.y.rule
            << "), taps " << taps_text(spec.y) << "\n";
     }
-    err_
-         << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
+    err_ << "gpublur: border " << border_name(spec.border) << ", " << spec.channels
+         << " channels\n";
   }
   const GeneratedKernel kernel = generate_kernel(spec, o_.kernel);
   if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
@@ -287,7 +298,8 @@ int Invocation::run() {
       result = blur_on_gpu_with_retry(kernel);
     } else {
       device_used_ = "cpu";
-      if (o_.device == DeviceChoice::kAuto) err_ << "gpublur: " << gpu_->why << "; blurring on the CPU\n";
+      if (o_.device == DeviceChoice::kAuto)
+        err_ << "gpublur: " << gpu_->why << "; blurring on the CPU\n";
       const auto start = Clock::now();
       result = blur_on_cpu(input_->image, spec);
       report_.stage("cpu blur", ms_since(start));

@@ -19,7 +19,9 @@ struct RunReport {
   std::vector<std::pair<std::string, std::string>> facts;
 
   void stage(const std::string& name, double ms) { stages.emplace_back(name, ms); }
-  void fact(const std::string& key, const std::string& json_value) { facts.emplace_back(key, json_value); }
+  void fact(const std::string& key, const std::string& json_value) {
+    facts.emplace_back(key, json_value);
+  }
 
   void print_timings(std::ostream& err) const;
   std::string to_json() const;

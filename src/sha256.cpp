@@ -21,7 +21,8 @@ Sha256& Sha256::bytes(const void* data, std::size_t size) {
 
 Sha256& Sha256::field(std::string_view value) {
   std::uint8_t length[8];
-  for (int i = 0; i < 8; ++i) length[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(value.size()) >> (8 * i));
+  for (int i = 0; i < 8; ++i)
+    length[i] = static_cast<std::uint8_t>(static_cast<std::uint64_t>(value.size()) >> (8 * i));
   bytes(length, sizeof length);
   return bytes(value.data(), value.size());
 }

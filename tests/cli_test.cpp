@@ -55,9 +55,9 @@ TEST_CASE("the everyday command parses", "[cli]") {
 }
 
 TEST_CASE("options with values", "[cli]") {
-  const Options o = options({"a.png", "b.jpg", "--sigma", "2", "--target", "ptx", "--device", "cpu",
-                             "--border", "constant", "--border-value", "1,2,3,4", "--kernel", "naive",
-                             "--dump-ptx"});
+  const Options o =
+      options({"a.png", "b.jpg", "--sigma", "2", "--target", "ptx", "--device", "cpu", "--border",
+               "constant", "--border-value", "1,2,3,4", "--kernel", "naive", "--dump-ptx"});
   CHECK(o.kernel == KernelVariant::kNaive);
   CHECK(o.target == Target::kPtx);
   CHECK(o.device == DeviceChoice::kCpu);
@@ -102,8 +102,10 @@ TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
   require_usage_error({"a.png", "--size", "3"}, "missing the output image");
   require_usage_error({"--size", "3"}, "missing input and output");
   require_usage_error({"--size", "3", "--dump-ptx", "--device", "cpu"}, "needs --arch");
-  require_usage_error({"a.png", "b.png", "--size", "3", "--png-level", "10"}, "--png-level must be 0 to 9");
-  require_usage_error({"a.png", "b.jpg", "--size", "3", "--jpeg-quality", "0"}, "--jpeg-quality must be 1 to 100");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--png-level", "10"},
+                      "--png-level must be 0 to 9");
+  require_usage_error({"a.png", "b.jpg", "--size", "3", "--jpeg-quality", "0"},
+                      "--jpeg-quality must be 1 to 100");
 }
 
 TEST_CASE("bad choices are usage errors", "[cli]") {
@@ -131,7 +133,8 @@ TEST_CASE("size and sigma derivation", "[cli]") {
 }
 
 TEST_CASE("anisotropic kernels: the vertical axis by the same rules", "[cli]") {
-  const KernelSize k = resolve_kernel_size(options({"--size", "7", "--sigma", "1.5", "--sigma-y", "4"}));
+  const KernelSize k =
+      resolve_kernel_size(options({"--size", "7", "--sigma", "1.5", "--sigma-y", "4"}));
   CHECK(k.x.size == 7);
   CHECK(k.y.size == 25);
   CHECK(k.y.sigma == 4.0);
@@ -139,6 +142,8 @@ TEST_CASE("anisotropic kernels: the vertical axis by the same rules", "[cli]") {
   CHECK(s.x.size == 13);
   CHECK(s.y.size == 3);
   CHECK(s.y.sigma == Approx(0.8));
-  require_usage_error({"a.png", "b.png", "--size", "3", "--size-y", "4"}, "--size-y must be an odd number");
-  require_usage_error({"a.png", "b.png", "--size", "3", "--sigma-y", "0"}, "--sigma-y must be a finite number > 0");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--size-y", "4"},
+                      "--size-y must be an odd number");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--sigma-y", "0"},
+                      "--sigma-y must be a finite number > 0");
 }

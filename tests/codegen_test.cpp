@@ -52,14 +52,19 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
                generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255}),
                                KernelVariant::kWide)
                    .source);
-  check_golden("naive_5x5_c1_wrap.cu",
-               generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), KernelVariant::kNaive).source);
+  check_golden(
+      "naive_5x5_c1_wrap.cu",
+      generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), KernelVariant::kNaive)
+          .source);
 }
 
 TEST_CASE("the templates follow the prelude unchanged", "[codegen]") {
-  const auto [variant, expected_template] = GENERATE(table<KernelVariant, std::string_view>({
-      {KernelVariant::kTiled, kBlurTiledCu}, {KernelVariant::kWide, kBlurWideCu}, {KernelVariant::kNaive, kNaiveBlurCu}}));
-  const GeneratedKernel k = generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), variant);
+  const auto [variant, expected_template] =
+      GENERATE(table<KernelVariant, std::string_view>({{KernelVariant::kTiled, kBlurTiledCu},
+                                                       {KernelVariant::kWide, kBlurWideCu},
+                                                       {KernelVariant::kNaive, kNaiveBlurCu}}));
+  const GeneratedKernel k =
+      generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), variant);
   const std::string_view tail = expected_template;
   REQUIRE(k.source.size() > tail.size() + kCommonCuh.size());
   CHECK(k.source.compare(k.source.size() - tail.size(), tail.size(), tail) == 0);
@@ -77,7 +82,8 @@ TEST_CASE("auto picks the tiled kernel where it applies, else the wide one", "[c
   CHECK(choose_schedule(test::make_test_spec(65, 10.0, 1)).variant == KernelVariant::kTiled);
   CHECK(choose_schedule(test::make_test_spec(67, 10.0, 1)).variant == KernelVariant::kWide);
   CHECK(choose_schedule(test::make_test_spec(101, 16.0, 3)).variant == KernelVariant::kWide);
-  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(101, 16.0, 3), KernelVariant::kTiled), UsageError);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(101, 16.0, 3), KernelVariant::kTiled),
+                  UsageError);
 }
 
 TEST_CASE("launch dimensions cover the image", "[codegen]") {

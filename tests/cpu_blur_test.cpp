@@ -29,15 +29,17 @@ TEST_CASE("CPU blur is within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
 }
 
 TEST_CASE("anisotropic kernels are within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
-  const auto [size_x, sigma_x, size_y, sigma_y, channels] = GENERATE(table<int, double, int, double, int>({
-      {7, 1.5, 1, 0.5, 3}, {1, 0.5, 9, 2.0, 1}, {3, 0.8, 31, 6.0, 4}, {25, 4.0, 5, 1.0, 2}}));
+  const auto [size_x, sigma_x, size_y, sigma_y, channels] =
+      GENERATE(table<int, double, int, double, int>(
+          {{7, 1.5, 1, 0.5, 3}, {1, 0.5, 9, 2.0, 1}, {3, 0.8, 31, 6.0, 4}, {25, 4.0, 5, 1.0, 2}}));
   const Border border = GENERATE(Border::kClamp, Border::kReflect101, Border::kConstant);
   CAPTURE(size_x, sigma_x, size_y, sigma_y, channels, border_name(border));
   const Image in = test::random_image(45, 38, channels, 77);
   const std::array<std::uint8_t, 4> value{30, 60, 90, 120};
-  const Image out =
-      blur_on_cpu(in, test::make_test_spec(size_x, sigma_x, size_y, sigma_y, channels, border, value));
-  CHECK(test::max_abs_diff(out, test::reference_blur(in, size_x, sigma_x, size_y, sigma_y, border, value)) <= 1.0);
+  const Image out = blur_on_cpu(
+      in, test::make_test_spec(size_x, sigma_x, size_y, sigma_y, channels, border, value));
+  CHECK(test::max_abs_diff(
+            out, test::reference_blur(in, size_x, sigma_x, size_y, sigma_y, border, value)) <= 1.0);
 }
 
 TEST_CASE("a constant image stays exactly constant", "[cpu_blur]") {

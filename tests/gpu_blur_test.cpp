@@ -45,7 +45,8 @@ struct Case {
 };
 
 std::vector<Run> runs_for(bool with_ptx, bool with_naive) {
-  std::vector<Run> runs{{KernelVariant::kAuto, Target::kCubin}, {KernelVariant::kWide, Target::kCubin}};
+  std::vector<Run> runs{{KernelVariant::kAuto, Target::kCubin},
+                        {KernelVariant::kWide, Target::kCubin}};
   if (with_ptx) runs.push_back({KernelVariant::kAuto, Target::kPtx});
   if (with_naive) runs.push_back({KernelVariant::kNaive, Target::kCubin});
   return runs;
@@ -63,8 +64,8 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
       if (compiled.count(key)) continue;
       const CompilePlan plan = plan_compile(gpu().arch, run.target, nvrtc);
       compiled.emplace(std::move(key), std::async(std::launch::async, [kernel, plan] {
-                                          return compile_kernel(kernel, plan);
-                                        }).share());
+                                         return compile_kernel(kernel, plan);
+                                       }).share());
     }
   }
   for (const Case& c : cases) {
@@ -72,9 +73,11 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
     for (const Run& run : c.runs) {
       const GeneratedKernel kernel = generate_kernel(c.spec, run.variant);
       CAPTURE(c.image.width, c.image.height, c.image.channels, c.spec.x.size,
-              border_name(c.spec.border), variant_name(kernel.schedule.variant), target_name(run.target));
+              border_name(c.spec.border), variant_name(kernel.schedule.variant),
+              target_name(run.target));
       const Image out =
-          blur_on_gpu(session(), c.image, kernel, compiled.at({kernel.source, run.target}).get()).output;
+          blur_on_gpu(session(), c.image, kernel, compiled.at({kernel.source, run.target}).get())
+              .output;
       REQUIRE(out.pixels.size() == cpu.pixels.size());
       REQUIRE(out.pixels == cpu.pixels);
     }
@@ -87,7 +90,8 @@ TEST_CASE("GPU == CPU for kernel sizes 1 to 31, 1-4 channels, awkward shapes", "
   std::vector<Case> cases;
   for (int channels = 1; channels <= 4; ++channels) {
     for (auto [width, height] : {std::pair{1, 1}, {17, 3}, {1000, 777}}) {
-      const Image in = test::random_image(width, height, channels, static_cast<std::uint32_t>(width + channels));
+      const Image in =
+          test::random_image(width, height, channels, static_cast<std::uint32_t>(width + channels));
       for (int size = 1; size <= 31; size += 2) {
         const BlurSpec spec = test::make_test_spec(size, size / 4.0 + 0.3, channels);
         const bool sampled = size == 1 || size == 7 || size == 31;  // PTX JIT and naive: a sample
@@ -100,12 +104,19 @@ TEST_CASE("GPU == CPU for kernel sizes 1 to 31, 1-4 channels, awkward shapes", "
 
 TEST_CASE("GPU == CPU for every border, radius beyond the image", "[gpu]") {
   std::vector<Case> cases;
-  for (Border border : {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap, Border::kConstant}) {
-    for (auto [width, height, channels, size] : std::vector<std::tuple<int, int, int, int>>{
-             {3, 2, 4, 31}, {1, 50, 3, 9}, {50, 1, 2, 9}, {13, 42, 3, 7}, {176, 113, 4, 15},
-             {1009, 13, 1, 31}, {257, 263, 3, 5}}) {
+  for (Border border :
+       {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap, Border::kConstant}) {
+    for (auto [width, height, channels, size] :
+         std::vector<std::tuple<int, int, int, int>>{{3, 2, 4, 31},
+                                                     {1, 50, 3, 9},
+                                                     {50, 1, 2, 9},
+                                                     {13, 42, 3, 7},
+                                                     {176, 113, 4, 15},
+                                                     {1009, 13, 1, 31},
+                                                     {257, 263, 3, 5}}) {
       const Image in = test::random_image(width, height, channels, 99);
-      const BlurSpec spec = test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3});
+      const BlurSpec spec =
+          test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3});
       cases.push_back({in, spec, runs_for(size == 7, true)});
     }
   }
@@ -114,9 +125,11 @@ TEST_CASE("GPU == CPU for every border, radius beyond the image", "[gpu]") {
 
 TEST_CASE("GPU == CPU for large kernels, both sides of the tiled kernel's limits", "[gpu]") {
   std::vector<Case> cases;
-  for (auto [size, channels] : std::vector<std::pair<int, int>>{{65, 1}, {67, 1}, {43, 3}, {101, 3}, {255, 4}, {255, 1}}) {
+  for (auto [size, channels] :
+       std::vector<std::pair<int, int>>{{65, 1}, {67, 1}, {43, 3}, {101, 3}, {255, 4}, {255, 1}}) {
     const BlurSpec spec = test::make_test_spec(size, size / 6.0, channels, Border::kReflect101);
-    cases.push_back({test::random_image(700, 300, channels, 5), spec, runs_for(false, size <= 101)});
+    cases.push_back(
+        {test::random_image(700, 300, channels, 5), spec, runs_for(false, size <= 101)});
   }
   require_gpu_equals_cpu(cases);
 }
@@ -125,17 +138,21 @@ TEST_CASE("GPU == CPU for anisotropic kernels", "[gpu]") {
   std::vector<Case> cases;
   for (auto [sx, sy, channels] : std::vector<std::tuple<int, int, int>>{
            {7, 1, 3}, {1, 9, 1}, {3, 31, 4}, {31, 5, 2}, {15, 65, 1}, {101, 5, 3}, {5, 101, 3}}) {
-    const BlurSpec spec = test::make_test_spec(sx, sx / 5.0 + 0.3, sy, sy / 5.0 + 0.3, channels, Border::kReflect101);
-    cases.push_back({test::random_image(613, 211, channels, 31), spec, runs_for(sx == 7, sx <= 31 && sy <= 31)});
+    const BlurSpec spec =
+        test::make_test_spec(sx, sx / 5.0 + 0.3, sy, sy / 5.0 + 0.3, channels, Border::kReflect101);
+    cases.push_back({test::random_image(613, 211, channels, 31), spec,
+                     runs_for(sx == 7, sx <= 31 && sy <= 31)});
   }
   require_gpu_equals_cpu(cases);
 }
 
 TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fast path", "[gpu]") {
   std::vector<Case> cases;
-  for (auto [size, channels] : std::vector<std::pair<int, int>>{{3, 3}, {7, 1}, {7, 4}, {15, 2}, {31, 3}}) {
+  for (auto [size, channels] :
+       std::vector<std::pair<int, int>>{{3, 3}, {7, 1}, {7, 4}, {15, 2}, {31, 3}}) {
     const BlurSpec spec = test::make_test_spec(size, size / 5.0, channels, Border::kReflect);
-    cases.push_back({test::random_image(2111, 523, channels, 21), spec, runs_for(size == 7, false)});
+    cases.push_back(
+        {test::random_image(2111, 523, channels, 21), spec, runs_for(size == 7, false)});
   }
   require_gpu_equals_cpu(cases);
 }
@@ -144,7 +161,8 @@ TEST_CASE("GPU result is within 1 LSB of the float64 reference", "[gpu]") {
   const Image in = test::random_image(61, 47, 3, 11);
   const BlurSpec spec = test::make_test_spec(7, 1.5, 3);
   const GeneratedKernel kernel = generate_kernel(spec);
-  const CompiledKernel compiled = compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
+  const CompiledKernel compiled =
+      compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
   const Image out = blur_on_gpu(session(), in, kernel, compiled).output;
   CHECK(test::max_abs_diff(out, test::reference_blur(in, 7, 1.5, Border::kClamp, {})) <= 1.0);
 }

@@ -54,7 +54,8 @@ const GeneratedKernel kKernel = generate_kernel(test::make_test_spec(7, 1.5, 3))
 const CompilePlan kPlan{Arch{9, 0}, Target::kCubin, ""};
 
 struct TempDir {
-  std::string path = std::filesystem::temp_directory_path() / ("gpublur-cache-" + std::to_string(::getpid()));
+  std::string path =
+      std::filesystem::temp_directory_path() / ("gpublur-cache-" + std::to_string(::getpid()));
   TempDir() { std::filesystem::remove_all(path); }
   ~TempDir() { std::filesystem::remove_all(path); }
 };
@@ -62,8 +63,10 @@ struct TempDir {
 }  // namespace
 
 TEST_CASE("SHA-256 matches the standard test vector", "[cache]") {
-  CHECK(to_hex(sha256("abc", 3)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  CHECK(to_hex(Sha256().field("ab").field("c").digest()) != to_hex(Sha256().field("a").field("bc").digest()));
+  CHECK(to_hex(sha256("abc", 3)) ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(to_hex(Sha256().field("ab").field("c").digest()) !=
+        to_hex(Sha256().field("a").field("bc").digest()));
 }
 
 TEST_CASE("cache keys change with every input and only with them", "[cache]") {
@@ -74,7 +77,8 @@ TEST_CASE("cache keys change with every input and only with them", "[cache]") {
   CHECK(cache_key(kKernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""}, "NVRTC 13.0 a") != key);
   CHECK(cache_key(kKernel, CompilePlan{Arch{8, 6}, Target::kCubin, ""}, "NVRTC 13.0 a") != key);
   CHECK(cache_key(generate_kernel(test::make_test_spec(7, 1.6, 3)), kPlan, "NVRTC 13.0 a") != key);
-  CHECK(cache_key(kKernel, CompilePlan{Arch{9, 0}, Target::kCubin, "a note"}, "NVRTC 13.0 a") == key);
+  CHECK(cache_key(kKernel, CompilePlan{Arch{9, 0}, Target::kCubin, "a note"}, "NVRTC 13.0 a") ==
+        key);
 }
 
 TEST_CASE("payloads round-trip and malformed ones are refused", "[cache]") {
@@ -88,7 +92,8 @@ TEST_CASE("payloads round-trip and malformed ones are refused", "[cache]") {
   CHECK(back->options == c.options);
   CHECK(back->plan.arch == c.plan.arch);
   for (std::size_t cut : {std::size_t{0}, std::size_t{5}, payload.size() / 2, payload.size() - 1}) {
-    CHECK_FALSE(deserialize(std::vector<std::uint8_t>(payload.begin(), payload.begin() + static_cast<long>(cut))));
+    CHECK_FALSE(deserialize(
+        std::vector<std::uint8_t>(payload.begin(), payload.begin() + static_cast<long>(cut))));
   }
   std::vector<std::uint8_t> longer = payload;
   longer.push_back(0);
@@ -131,7 +136,8 @@ TEST_CASE("a miss compiles and stores; a hit does not compile", "[cache]") {
   }
 }
 
-TEST_CASE("the file store rejects damaged entries and survives an unwritable directory", "[cache]") {
+TEST_CASE("the file store rejects damaged entries and survives an unwritable directory",
+          "[cache]") {
   TempDir dir;
   FileKernelStore store(dir.path + "/nested/cache");
   const std::vector<std::uint8_t> bytes{10, 20, 30, 40, 50};
@@ -144,7 +150,9 @@ TEST_CASE("the file store rejects damaged entries and survives an unwritable dir
     std::ifstream in(path, std::ios::binary);
     entry.assign(std::istreambuf_iterator<char>(in), {});
   }
-  auto rewrite = [&](const std::string& content) { std::ofstream(path, std::ios::binary) << content; };
+  auto rewrite = [&](const std::string& content) {
+    std::ofstream(path, std::ios::binary) << content;
+  };
   rewrite(entry.substr(0, entry.size() - 1));
   CHECK_FALSE(store.load("k"));  // truncated
   std::string flipped = entry;

@@ -62,12 +62,17 @@ TEST_CASE("the blur kernel compiles to PTX and CUBIN without a GPU", "[nvrtc]") 
 }
 
 TEST_CASE("every variant and border compiles, up to the largest kernels", "[nvrtc]") {
-  const auto [variant, size, channels, border] = GENERATE(table<KernelVariant, int, int, Border>({
-      {KernelVariant::kTiled, 7, 3, Border::kClamp}, {KernelVariant::kTiled, 5, 2, Border::kReflect},
-      {KernelVariant::kTiled, 3, 4, Border::kReflect101}, {KernelVariant::kTiled, 9, 1, Border::kWrap},
-      {KernelVariant::kTiled, 7, 4, Border::kConstant}, {KernelVariant::kTiled, 65, 1, Border::kClamp},
-      {KernelVariant::kTiled, 31, 4, Border::kClamp}, {KernelVariant::kWide, 255, 4, Border::kReflect101},
-      {KernelVariant::kWide, 4095, 1, Border::kConstant}, {KernelVariant::kNaive, 7, 2, Border::kWrap}}));
+  const auto [variant, size, channels, border] = GENERATE(
+      table<KernelVariant, int, int, Border>({{KernelVariant::kTiled, 7, 3, Border::kClamp},
+                                              {KernelVariant::kTiled, 5, 2, Border::kReflect},
+                                              {KernelVariant::kTiled, 3, 4, Border::kReflect101},
+                                              {KernelVariant::kTiled, 9, 1, Border::kWrap},
+                                              {KernelVariant::kTiled, 7, 4, Border::kConstant},
+                                              {KernelVariant::kTiled, 65, 1, Border::kClamp},
+                                              {KernelVariant::kTiled, 31, 4, Border::kClamp},
+                                              {KernelVariant::kWide, 255, 4, Border::kReflect101},
+                                              {KernelVariant::kWide, 4095, 1, Border::kConstant},
+                                              {KernelVariant::kNaive, 7, 2, Border::kWrap}}));
   CAPTURE(variant_name(variant), size, channels, border_name(border));
   const GeneratedKernel kernel =
       generate_kernel(test::make_test_spec(size, size / 6.0, channels, border), variant);

@@ -69,7 +69,8 @@ std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, 
                                  static_cast<std::size_t>(sx)) *
                                     static_cast<std::size_t>(c) +
                                 static_cast<std::size_t>(ch)];
-            acc += gy[static_cast<std::size_t>(dy + ry)] * gx[static_cast<std::size_t>(dx + rx)] * p;
+            acc +=
+                gy[static_cast<std::size_t>(dy + ry)] * gx[static_cast<std::size_t>(dx + rx)] * p;
           }
         }
         out[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) +

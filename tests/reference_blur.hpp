@@ -27,7 +27,8 @@ Image random_image(int width, int height, int channels, std::uint32_t seed);
 
 /// A spec with different taps per axis.
 BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, int channels,
-                        Border border = Border::kClamp, std::array<std::uint8_t, 4> border_value = {});
+                        Border border = Border::kClamp,
+                        std::array<std::uint8_t, 4> border_value = {});
 
 /// A spec with the same taps on both axes.
 BlurSpec make_test_spec(int size, double sigma, int channels, Border border = Border::kClamp,
