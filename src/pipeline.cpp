@@ -93,7 +93,12 @@ GpuStartup start_gpu(bool open_session) {
   const auto start = Clock::now();
   GpuStartup s;
   s.info = probe_gpu(s.why);
-  if (s.info && open_session) s.session = std::make_unique<GpuSession>(*s.info);
+  try {
+    if (s.info && open_session) s.session = std::make_unique<GpuSession>(*s.info);
+  } catch (const CudaError& e) {  // a GPU whose context cannot be created is not usable
+    s.info.reset();
+    s.why = std::string("the GPU is not usable: ") + e.what();
+  }
   s.ms = ms_since(start);
   return s;
 }
@@ -114,6 +119,7 @@ class Invocation {
   void start_background_work();
   void read_input();
   void wait_for_gpu();
+  bool nvrtc_usable();
   const CompiledKernel& compile(const GeneratedKernel& kernel, bool skip_lookup = false);
   Image blur_on_gpu_with_retry(const GeneratedKernel& kernel);
   void report_facts(const KernelSize& k, const BlurSpec& spec);
@@ -126,6 +132,8 @@ class Invocation {
   bool blurring_ = false;
   std::future<GpuStartup> gpu_future_;
   std::future<NvrtcStartup> nvrtc_future_;
+  std::optional<NvrtcStartup> nvrtc_;
+  std::string nvrtc_problem_;  // why NVRTC could not be loaded
   std::optional<GpuStartup> gpu_;
   std::optional<ReadImage> input_;
   std::optional<CacheResult> compiled_;
@@ -165,13 +173,27 @@ void Invocation::wait_for_gpu() {
   }
 }
 
+// Whether NVRTC loaded (on its thread); if not, nvrtc_problem_ says why. Without it there is
+// nothing to run on the GPU, so --device auto falls back to the CPU.
+bool Invocation::nvrtc_usable() {
+  if (nvrtc_) return true;
+  try {
+    nvrtc_ = nvrtc_future_.valid() ? nvrtc_future_.get()
+                                   : NvrtcStartup{nvrtc_version(), nvrtc_identity()};
+  } catch (const Error& e) {
+    nvrtc_problem_ = e.what();
+    return false;
+  }
+  return true;
+}
+
 const CompiledKernel& Invocation::compile(const GeneratedKernel& kernel, bool skip_lookup) {
   if (!o_.arch && !(gpu_ && gpu_->info)) {
     throw UsageError("--dump-ptx needs a GPU to compile for, or --arch (e.g. --arch sm_90)");
   }
   const auto start = Clock::now();
-  const NvrtcStartup nvrtc =
-      nvrtc_future_.valid() ? nvrtc_future_.get() : NvrtcStartup{nvrtc_version(), nvrtc_identity()};
+  if (!nvrtc_usable()) throw Error(nvrtc_problem_);
+  const NvrtcStartup& nvrtc = *nvrtc_;
   const CompilePlan plan =
       plan_compile(o_.arch ? *o_.arch : gpu_->info->arch, o_.target, nvrtc.version);
   if (!plan.note.empty()) err_ << "gpublur: note: " << plan.note << "\n";
@@ -287,7 +309,8 @@ int Invocation::run() {
     throw Error("no usable GPU: " + (gpu_ ? gpu_->why : std::string("not asked for")) +
                 " (leave out --device gpu to blur on the CPU)");
   }
-  const bool gpu_run = blurring_ && have_gpu && gpu_->session;
+  bool gpu_run = blurring_ && have_gpu && gpu_->session;
+  if (gpu_run && o_.device == DeviceChoice::kAuto && !nvrtc_usable()) gpu_run = false;
   if (gpu_run || o_.dump_ptx) compile(kernel);
   if (o_.dump_ptx) write_text(*o_.dump_ptx, compiled_->compiled.ptx, out_);
 
@@ -298,8 +321,9 @@ int Invocation::run() {
       result = blur_on_gpu_with_retry(kernel);
     } else {
       device_used_ = "cpu";
-      if (o_.device == DeviceChoice::kAuto)
-        err_ << "gpublur: " << gpu_->why << "; blurring on the CPU\n";
+      if (o_.device == DeviceChoice::kAuto) {
+        err_ << "gpublur: " << (have_gpu ? nvrtc_problem_ : gpu_->why) << "; blurring on the CPU\n";
+      }
       const auto start = Clock::now();
       result = blur_on_cpu(input_->image, spec);
       report_.stage("cpu blur", ms_since(start));

@@ -48,6 +48,12 @@ for target in cubin ptx; do
   if cmp -s "$work/$target.png" "$work/$target-cpu.png"; then pass; else fail "--target $target differs from the CPU"; fi
 done
 
+# Without NVRTC nothing can run on a GPU: --device auto says so and blurs on the CPU.
+GPUBLUR_NVRTC=/nonexistent/libnvrtc.so expect 0 "blur without NVRTC" -- \
+  "$samples/edges.png" "$work/no-nvrtc.png" --size 7 --sigma 1.5
+contains "$work/stderr" "blurring on the CPU" "fallback without NVRTC"
+if cmp -s "$work/no-nvrtc.png" "$work/cpu.png"; then pass; else fail "fallback without NVRTC differs"; fi
+
 GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "--device gpu without a GPU" -- \
   "$samples/edges.png" "$work/gpu.png" --size 7 --device gpu
 contains "$work/stderr" "no usable GPU" "--device gpu message"
