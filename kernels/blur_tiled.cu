@@ -50,14 +50,38 @@ __device__ __forceinline__ float byte_as_float(unsigned word, int k) {
   return __uint_as_float(__byte_perm(word, 0x4B000000u, 0x7540u + k)) - 8388608.0f;
 }
 
-// Four bytes of row y from byte column xb on, with the border applied byte by byte. Only strips
-// at the image edge call it; kept out of line so the unrolled strip code exists only once.
-__device__ __noinline__ unsigned gather_word(const unsigned char* __restrict__ in, int pitch,
-                                                int xb, int y, int width, int height) {
-  return load_sample(in, pitch, xb, y, width, height) |
-         load_sample(in, pitch, xb + 1, y, width, height) << 8 |
-         load_sample(in, pitch, xb + 2, y, width, height) << 16 |
-         load_sample(in, pitch, xb + 3, y, width, height) << 24;
+// Where the four byte columns of a strip at the image edge read from, worked out once per strip:
+// an in-image byte column, or -1 and the constant border's value.
+struct EdgeColumns {
+  int offset[4];
+  unsigned constant[4];
+};
+
+__device__ __forceinline__ EdgeColumns edge_columns(int xb, int width) {
+  EdgeColumns c;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    int channel;
+    c.offset[k] = source_column(xb + k, width, channel);
+    c.constant[k] = border_value[channel];
+  }
+  return c;
+}
+
+// Four bytes of row y (any row) for an edge strip: the row is mapped once, and the four loads
+// are independent, so the strip's rows are all in flight together as in the interior.
+__device__ __forceinline__ unsigned edge_word(const unsigned char* __restrict__ in, int pitch,
+                                              const EdgeColumns& columns, int y, int height) {
+  const int sy = border_index(y, height);
+  const unsigned char* row = in + static_cast<size_t>(sy < 0 ? 0 : sy) * pitch;
+  unsigned word = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned v = (sy < 0 || columns.offset[k] < 0) ? columns.constant[k]
+                                                          : __ldg(row + columns.offset[k]);
+    word |= v << (8 * k);
+  }
+  return word;
 }
 
 // The vertical pass for one word column and one strip; `interior`: no border can be reached.
@@ -67,6 +91,9 @@ __device__ __noinline__ unsigned gather_word(const unsigned char* __restrict__ i
 __device__ __forceinline__ void vertical_strip(const unsigned char* __restrict__ in, int pitch,
                                                int width, int height, int xb, int row0,
                                                bool interior, unsigned* __restrict__ shared_out) {
+  // Edge strips map their four columns once; each row then costs one row mapping and four
+  // independent byte loads (interior strips: one word load).
+  const EdgeColumns columns = interior ? EdgeColumns{} : edge_columns(xb, width);
   float acc[kStripH][4];
 #pragma unroll
   for (int o = 0; o < kStripH; ++o) {
@@ -78,7 +105,7 @@ __device__ __forceinline__ void vertical_strip(const unsigned char* __restrict__
     const int y = row0 - kRadiusY + t;
     const unsigned word =
         interior ? __ldg(reinterpret_cast<const unsigned*>(in + static_cast<size_t>(y) * pitch + xb))
-                  : gather_word(in, pitch, xb, y, width, height);
+                 : edge_word(in, pitch, columns, y, height);
     float v[4];
 #pragma unroll
     for (int k = 0; k < 4; ++k) v[k] = byte_as_float(word, k);
