@@ -24,6 +24,15 @@ constexpr int kMaxKernelSize = 4095;
 //               out = (b + 2^23) >> 24       <= 255
 // A constant c gives a = c * 2^16, m = c * 2^8, b = c * 2^24, out = c: exactly constant.
 // Both roundings are to nearest, never truncation (truncation darkens).
+//
+// Accuracy against the float64 convolution with the same truncated, renormalised Gaussian g:
+// with taps q / 2^16 = g + e per axis, |e| < 2^-16 per off-centre tap and < 2^-15 at the centre,
+//   |out - exact| <= 1/2 (final rounding) + 2^-9 (intermediate rounding; taps sum to 1)
+//                   + 255/2 * (|e_x|_1 + |e_y|_1)       (the tap errors sum to 0, so at worst the
+//                                                       positive half meets 255, the rest 0)
+//                 <= 0.502 + 0.0039 * (size + 1).
+// So every output is within 1 LSB for kernels up to 127 wide, whatever the image; wider kernels
+// are within 1.5 LSB in that worst case (the tests measure <= 1 on real and random images).
 
 /// Integer taps of one axis, index 0 is offset -radius. Symmetric.
 struct Weights {
