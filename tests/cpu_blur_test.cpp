@@ -28,6 +28,17 @@ TEST_CASE("CPU blur is within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
   CHECK(test::max_abs_diff(out, test::reference_blur(in, size, sigma, border, value)) <= 1.0);
 }
 
+TEST_CASE("wide kernels are within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
+  const auto [size, sigma, border] = GENERATE(table<int, double, Border>({
+      {101, 16.0, Border::kReflect101}, {255, 42.0, Border::kClamp}, {255, 100.0, Border::kWrap},
+      {127, 8.0, Border::kConstant}}));
+  CAPTURE(size, sigma, border_name(border));
+  const Image in = test::random_image(37, 23, 3, 5);
+  const std::array<std::uint8_t, 4> value{255, 0, 128, 0};
+  const Image out = blur_on_cpu(in, test::make_test_spec(size, sigma, 3, border, value));
+  CHECK(test::max_abs_diff(out, test::reference_blur(in, size, sigma, border, value)) <= 1.0);
+}
+
 TEST_CASE("anisotropic kernels are within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
   const auto [size_x, sigma_x, size_y, sigma_y, channels] =
       GENERATE(table<int, double, int, double, int>(
