@@ -90,6 +90,26 @@ TEST_CASE("every PNG level round-trips exactly; higher levels are no larger", "[
   }
 }
 
+TEST_CASE("PNG encoded in many parallel bands decodes exactly", "[image_io]") {
+  // Large enough for several bands (256 KiB each), with odd widths so rows straddle nothing.
+  for (int channels = 1; channels <= 4; ++channels) {
+    CAPTURE(channels);
+    Image in = test::random_image(1201, 777, channels, static_cast<std::uint32_t>(10 + channels));
+    for (std::size_t i = 0; i < in.pixels.size(); i += 3)
+      in.pixels[i] = static_cast<std::uint8_t>(i / 4096);
+    for (int level : {0, 1, 4}) {
+      WriteOptions options;
+      options.png_level = level;
+      const std::vector<std::uint8_t> png = encode_image(in, ImageFormat::kPng, options);
+      TempDir dir;
+      write_bytes(dir.file("big.png"), std::string(png.begin(), png.end()));
+      const ReadImage back = read_image(dir.file("big.png"));
+      REQUIRE(back.image.channels == channels);
+      CHECK(back.image.pixels == in.pixels);
+    }
+  }
+}
+
 TEST_CASE("JPEG output decodes to the same shape", "[image_io]") {
   TempDir dir;
   const Image in = test::random_image(40, 30, 3, 3);
