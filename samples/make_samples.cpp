@@ -39,6 +39,20 @@ Image gradient() {
   return im;
 }
 
+// 16-bit RGB ramps, smooth enough that an 8-bit blur would show banding.
+Image16 gradient16() {
+  Image16 im = make_raster<std::uint16_t>(kW, kH, 3);
+  for (int y = 0; y < kH; ++y) {
+    for (int x = 0; x < kW; ++x) {
+      const std::size_t i = (static_cast<std::size_t>(y) * kW + static_cast<std::size_t>(x)) * 3;
+      im.pixels[i] = static_cast<std::uint16_t>(65535.0 * x / (kW - 1));
+      im.pixels[i + 1] = static_cast<std::uint16_t>(20000 + 8000.0 * std::sin(x / 40.0 + y / 30.0));
+      im.pixels[i + 2] = static_cast<std::uint16_t>(65535.0 * y / (kH - 1));
+    }
+  }
+  return im;
+}
+
 // Gray hard edges: a disc, a square, one-pixel lines, a checkerboard band.
 Image edges() {
   Image im = make_image(kW, kH, 1);
@@ -126,6 +140,7 @@ int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : "samples";
   try {
     write_image(gradient(), dir + "/gradient.png");
+    write_image(gradient16(), dir + "/gradient16.png");
     write_image(edges(), dir + "/edges.png");
     write_image(detail(), dir + "/detail.png");
     write_image(alpha(), dir + "/alpha.png");

@@ -3,7 +3,7 @@
 # The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc) is a prerequisite installed separately.
 set -euo pipefail
 
-packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev zlib1g-dev nettle-dev
+packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev zlib1g-dev libpng-dev nettle-dev
   python3-scipy python3-opencv)  # the last two: tests comparing with SciPy and OpenCV
 
 missing=()

@@ -29,6 +29,10 @@ Borders (the row abcd extended to the left):
   wrap        bcd|abcd   OpenCV BORDER_WRAP, SciPy 'wrap'
   constant    vvv|abcd   OpenCV BORDER_CONSTANT, SciPy 'constant'; v from --border-value
 
+Depth:
+  16-bit PNG/PNM in and PNG out stay 16-bit (blurred on the CPU in this version). Other outputs
+  get 8 bits (--verbose says so). HDR input is reduced to 8 bits with a warning.
+
 Devices:
   auto (default) blurs on the first NVIDIA GPU, or on the CPU (saying why on stderr) when there is
   none. The CPU and GPU results are byte-identical.

@@ -11,4 +11,8 @@ namespace gpublur {
 /// threads = 0 uses every hardware thread. Thread-safe; throws InternalError on misuse.
 Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads = 0);
 
+/// The same for 16-bit samples, with taps of 2^24 computed from spec's sizes and sigmas
+/// (weights.hpp); the constant border value v (0..255) reads as v * 257.
+Image16 blur_on_cpu(const Image16& in, const BlurSpec& spec, unsigned threads = 0);
+
 }  // namespace gpublur

@@ -1,11 +1,11 @@
-// image.cpp — shape validation for Image.
+// image.cpp — shape validation for images.
 #include "image.hpp"
 
 #include <string>
 
 namespace gpublur {
 
-Image make_image(int width, int height, int channels) {
+void check_shape(int width, int height, int channels) {
   if (width < 1 || height < 1 || width > kMaxDimension || height > kMaxDimension) {
     throw IoError("unsupported image size " + std::to_string(width) + "x" + std::to_string(height) +
                   ": each side must be 1.." + std::to_string(kMaxDimension) + " pixels");
@@ -13,12 +13,6 @@ Image make_image(int width, int height, int channels) {
   if (channels < 1 || channels > 4) {
     throw IoError("unsupported channel count " + std::to_string(channels) + ": expected 1 to 4");
   }
-  Image image;
-  image.width = width;
-  image.height = height;
-  image.channels = channels;
-  image.pixels.assign(image.byte_count(), 0);
-  return image;
 }
 
 }  // namespace gpublur

@@ -1,4 +1,5 @@
-// image.hpp — an 8-bit image with interleaved channels, rows packed without padding.
+// image.hpp — images with interleaved channels, rows packed without padding: 8-bit (Image) and
+// 16-bit (Image16) samples.
 #pragma once
 
 #include <cstddef>
@@ -13,21 +14,42 @@ namespace gpublur {
 /// 65535 keeps every row byte count (width * 4) and the GPU grid well inside 32-bit ranges.
 constexpr int kMaxDimension = 65535;
 
-struct Image {
+template <typename Sample>
+struct Raster {
   int width = 0;
   int height = 0;
-  int channels = 0;                  // 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
-  std::vector<std::uint8_t> pixels;  // height rows of width * channels bytes
+  int channels = 0;            // 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
+  std::vector<Sample> pixels;  // height rows of width * channels samples
 
-  std::size_t row_bytes() const {
+  std::size_t row_samples() const {
     return checked_mul(static_cast<std::size_t>(width), static_cast<std::size_t>(channels));
   }
+  std::size_t row_bytes() const { return checked_mul(row_samples(), sizeof(Sample)); }
   std::size_t byte_count() const {
     return checked_mul(row_bytes(), static_cast<std::size_t>(height));
   }
 };
 
-/// An image of the given shape, zero-filled. Throws IoError on bad or oversized shapes.
-Image make_image(int width, int height, int channels);
+using Image = Raster<std::uint8_t>;
+using Image16 = Raster<std::uint16_t>;
+
+/// Throws IoError unless 1 <= width, height <= kMaxDimension and 1 <= channels <= 4.
+void check_shape(int width, int height, int channels);
+
+/// A zero-filled image of the given shape; throws IoError on bad or oversized shapes.
+template <typename Sample>
+Raster<Sample> make_raster(int width, int height, int channels) {
+  check_shape(width, height, channels);
+  Raster<Sample> image;
+  image.width = width;
+  image.height = height;
+  image.channels = channels;
+  image.pixels.assign(checked_mul(image.row_samples(), static_cast<std::size_t>(height)), 0);
+  return image;
+}
+
+inline Image make_image(int width, int height, int channels) {
+  return make_raster<std::uint8_t>(width, height, channels);
+}
 
 }  // namespace gpublur

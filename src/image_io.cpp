@@ -14,6 +14,7 @@
 
 #include "atomic_file.hpp"
 #include "errors.hpp"
+#include "png16.hpp"
 #include "png_deflate.hpp"
 
 namespace gpublur {
@@ -51,9 +52,6 @@ std::string describe_conversion(const std::uint8_t* data, int len) {
   if (stbi_is_hdr_from_memory(data, len)) {
     return "HDR (floating-point) input converted to 8 bits per channel with stb's tone curve";
   }
-  if (stbi_is_16_bit_from_memory(data, len)) {
-    return "16-bit input reduced to 8 bits per channel";
-  }
   return "";
 }
 
@@ -72,16 +70,37 @@ ReadImage read_image(const std::string& path) {
   const std::vector<std::uint8_t> bytes = read_file(path);
   if (bytes.empty()) throw IoError("cannot read '" + path + "': file is empty");
   const int len = static_cast<int>(bytes.size());
+  const bool sixteen =
+      stbi_is_16_bit_from_memory(bytes.data(), len) && !stbi_is_hdr_from_memory(bytes.data(), len);
   int width = 0, height = 0, channels = 0;
-  std::unique_ptr<stbi_uc, StbFree> data(
-      stbi_load_from_memory(bytes.data(), len, &width, &height, &channels, 0));
+  std::unique_ptr<void, StbFree> data(sixteen
+                                          ? static_cast<void*>(stbi_load_16_from_memory(
+                                                bytes.data(), len, &width, &height, &channels, 0))
+                                          : static_cast<void*>(stbi_load_from_memory(
+                                                bytes.data(), len, &width, &height, &channels, 0)));
   if (!data) {
     throw IoError("cannot read '" + path + "': " + stbi_failure_reason() +
                   " (not an image stb_image can decode, or a damaged file)");
   }
-  ReadImage result{make_image(width, height, channels), describe_conversion(bytes.data(), len)};
-  std::memcpy(result.image.pixels.data(), data.get(), result.image.byte_count());
+  ReadImage result;
+  result.conversion = describe_conversion(bytes.data(), len);
+  if (sixteen) {
+    result.bits = 16;
+    result.image16 = make_raster<std::uint16_t>(width, height, channels);
+    std::memcpy(result.image16.pixels.data(), data.get(), result.image16.byte_count());
+  } else {
+    result.image = make_image(width, height, channels);
+    std::memcpy(result.image.pixels.data(), data.get(), result.image.byte_count());
+  }
   return result;
+}
+
+Image to_8_bit(const Image16& image) {
+  Image out = make_image(image.width, image.height, image.channels);
+  for (std::size_t i = 0; i < out.pixels.size(); ++i) {
+    out.pixels[i] = static_cast<std::uint8_t>((image.pixels[i] * 255u + 32767u) / 65535u);
+  }
+  return out;
 }
 
 std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
@@ -119,6 +138,13 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
   }
   if (!ok) throw IoError("cannot encode the image: stb_image_write failed");
   return out;
+}
+
+void write_image(const Image16& image, const std::string& path, const WriteOptions& options) {
+  if (format_for_path(path) != ImageFormat::kPng) {
+    throw UsageError("cannot write '" + path + "': only PNG keeps 16 bits per sample; use .png");
+  }
+  write_file_atomically(path, encode_png16(image, options.png_level));
 }
 
 void write_image(const Image& image, const std::string& path, const WriteOptions& options) {

@@ -17,14 +17,20 @@ enum class ImageFormat { kPng, kJpeg, kBmp, kTga };
 std::optional<ImageFormat> format_for_path(std::string_view path);
 
 struct ReadImage {
+  int bits = 8;    // 8: `image` holds the pixels; 16: `image16` does
   Image image;
-  /// Non-empty when the file was converted on reading, e.g. a 16-bit PNG reduced to 8 bits.
+  Image16 image16;
+  /// Non-empty when the file was converted on reading, e.g. HDR reduced to 8 bits.
   std::string conversion;
 };
 
 /// Reads any image stb_image reads (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR, PIC), keeping its
-/// 1-4 channels. Throws IoError("cannot read 'path': <reason>").
+/// 1-4 channels and, for 16-bit PNG and PNM, its 16 bits. Throws IoError("cannot read 'path':
+/// <reason>").
 ReadImage read_image(const std::string& path);
+
+/// 16 -> 8 bits, rounded to nearest: v * 255 / 65535.
+Image to_8_bit(const Image16& image);
 
 struct WriteOptions {
   // zlib level 0..9, compressed on all cores (png_deflate.hpp). 4 is the knee: a 1080p photo
@@ -42,5 +48,9 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
 /// Encodes by path's extension and replaces path atomically. Throws UsageError for an unknown
 /// extension, IoError for encoding or file-system failures; never leaves a partial file.
 void write_image(const Image& image, const std::string& path, const WriteOptions& options = {});
+
+/// 16-bit images keep their depth in PNG only; throws UsageError for any other extension (the
+/// caller converts with to_8_bit when the user asked for such a format).
+void write_image(const Image16& image, const std::string& path, const WriteOptions& options = {});
 
 }  // namespace gpublur

@@ -123,6 +123,11 @@ class Invocation {
   const CompiledKernel& compile(const GeneratedKernel& kernel, bool skip_lookup = false);
   Image blur_on_gpu_with_retry(const GeneratedKernel& kernel);
   void report_facts(const KernelSize& k, const BlurSpec& spec);
+  void print_spec(const KernelSize& k, const BlurSpec& spec);
+  bool keep_16_bit();
+  void blur_16_bit(const BlurSpec& spec);
+  void blur_8_bit(const BlurSpec& spec);
+  WriteOptions write_options() const;
 
   const Options& o_;
   std::ostream& out_;
@@ -249,11 +254,14 @@ Image Invocation::blur_on_gpu_with_retry(const GeneratedKernel& kernel) {
 void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
   report_.fact("gpublur", json_string(kVersion));
   if (input_) {
-    const Image& im = input_->image;
+    const bool wide = input_->bits == 16;
+    const int width = wide ? input_->image16.width : input_->image.width;
+    const int height = wide ? input_->image16.height : input_->image.height;
+    const int channels = wide ? input_->image16.channels : input_->image.channels;
     report_.fact("input", "{\"path\": " + json_string(o_.input) +
-                              ", \"width\": " + std::to_string(im.width) +
-                              ", \"height\": " + std::to_string(im.height) +
-                              ", \"channels\": " + std::to_string(im.channels) +
+                              ", \"bits\": " + std::to_string(input_->bits) + ", \"width\": " +
+                              std::to_string(width) + ", \"height\": " + std::to_string(height) +
+                              ", \"channels\": " + std::to_string(channels) +
                               ", \"conversion\": " + json_string(input_->conversion) + "}");
   }
   if (!o_.output.empty()) report_.fact("output", json_string(o_.output));
@@ -281,28 +289,63 @@ void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
   }
 }
 
-int Invocation::run() {
-  validate_options(o_);
-  const KernelSize k = resolve_kernel_size(o_);
-  blurring_ = !o_.input.empty() && !o_.output.empty();
-  if (blurring_) check_writable_destination(o_.output);
-  start_background_work();
-  read_input();
-
-  const BlurSpec spec = make_spec(o_, k, input_ ? input_->image.channels : o_.channels);
-  if (o_.verbose) {
-    err_ << "gpublur: size " << k.x.size << ", sigma " << k.x.sigma << " (" << k.x.rule << ")\n"
-         << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n";
-    if (k.y.size != k.x.size || k.y.sigma != k.x.sigma) {
-      err_ << "gpublur: vertical: size " << k.y.size << ", sigma " << k.y.sigma << " (" << k.y.rule
-           << "), taps " << taps_text(spec.y) << "\n";
-    }
-    err_ << "gpublur: border " << border_name(spec.border) << ", " << spec.channels
-         << " channels\n";
+void Invocation::print_spec(const KernelSize& k, const BlurSpec& spec) {
+  if (!o_.verbose) return;
+  err_ << "gpublur: size " << k.x.size << ", sigma " << k.x.sigma << " (" << k.x.rule << ")\n"
+       << "gpublur: taps (sum 2^" << kWeightBits << "): " << taps_text(spec.x) << "\n";
+  if (k.y.size != k.x.size || k.y.sigma != k.x.sigma) {
+    err_ << "gpublur: vertical: size " << k.y.size << ", sigma " << k.y.sigma << " (" << k.y.rule
+         << "), taps " << taps_text(spec.y) << "\n";
   }
+  err_ << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
+}
+
+// 16-bit input keeps its depth only in PNG output; for any other format the user named, it is
+// converted to 8 bits first (said with --verbose). Returns whether the 16-bit path runs.
+bool Invocation::keep_16_bit() {
+  if (!input_ || input_->bits != 16) return false;
+  if (!blurring_ || format_for_path(o_.output) == ImageFormat::kPng) {
+    if (o_.dump_ptx || o_.dump_source) {
+      throw UsageError(
+          "the GPU kernels take 8-bit images and this one is 16-bit; "
+          "--dump-ptx and --dump-source need an 8-bit image (or none)");
+    }
+    if (o_.device == DeviceChoice::kGpu) {
+      throw Error("16-bit images are blurred on the CPU in this version; leave out --device gpu");
+    }
+    return true;
+  }
+  input_->image = to_8_bit(input_->image16);
+  input_->image16 = Image16{};
+  input_->bits = 8;
+  if (o_.verbose) err_ << "gpublur: 16-bit input converted to 8 bits: only PNG output keeps 16\n";
+  return false;
+}
+
+void Invocation::blur_16_bit(const BlurSpec& spec) {
+  device_used_ = "cpu";
+  if (o_.device == DeviceChoice::kAuto) {
+    err_ << "gpublur: 16-bit image: blurring on the CPU (the GPU kernels are 8-bit for now)\n";
+  }
+  auto start = Clock::now();
+  const Image16 result = blur_on_cpu(input_->image16, spec);
+  report_.stage("cpu blur", ms_since(start));
+  start = Clock::now();
+  write_image(result, o_.output, write_options());
+  report_.stage("encode", ms_since(start));
+}
+
+WriteOptions Invocation::write_options() const {
+  WriteOptions options;
+  options.png_level = o_.png_level;
+  options.jpeg_quality = o_.jpeg_quality;
+  return options;
+}
+
+// The 8-bit path: generate, compile when the GPU runs or PTX is wanted, blur, write.
+void Invocation::blur_8_bit(const BlurSpec& spec) {
   const GeneratedKernel kernel = generate_kernel(spec, o_.kernel);
   if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
-
   wait_for_gpu();
   const bool have_gpu = gpu_ && gpu_->info;
   if (o_.device == DeviceChoice::kGpu && !have_gpu) {
@@ -313,27 +356,43 @@ int Invocation::run() {
   if (gpu_run && o_.device == DeviceChoice::kAuto && !nvrtc_usable()) gpu_run = false;
   if (gpu_run || o_.dump_ptx) compile(kernel);
   if (o_.dump_ptx) write_text(*o_.dump_ptx, compiled_->compiled.ptx, out_);
+  if (!blurring_) return;
 
-  if (blurring_) {
-    Image result;
-    if (gpu_run) {
-      device_used_ = "gpu";
-      result = blur_on_gpu_with_retry(kernel);
-    } else {
-      device_used_ = "cpu";
-      if (o_.device == DeviceChoice::kAuto) {
-        err_ << "gpublur: " << (have_gpu ? nvrtc_problem_ : gpu_->why) << "; blurring on the CPU\n";
-      }
-      const auto start = Clock::now();
-      result = blur_on_cpu(input_->image, spec);
-      report_.stage("cpu blur", ms_since(start));
+  Image result;
+  if (gpu_run) {
+    device_used_ = "gpu";
+    result = blur_on_gpu_with_retry(kernel);
+  } else {
+    device_used_ = "cpu";
+    if (o_.device == DeviceChoice::kAuto) {
+      err_ << "gpublur: " << (have_gpu ? nvrtc_problem_ : gpu_->why) << "; blurring on the CPU\n";
     }
-    WriteOptions write_options;
-    write_options.png_level = o_.png_level;
-    write_options.jpeg_quality = o_.jpeg_quality;
     const auto start = Clock::now();
-    write_image(result, o_.output, write_options);
-    report_.stage("encode", ms_since(start));
+    result = blur_on_cpu(input_->image, spec);
+    report_.stage("cpu blur", ms_since(start));
+  }
+  const auto start = Clock::now();
+  write_image(result, o_.output, write_options());
+  report_.stage("encode", ms_since(start));
+}
+
+int Invocation::run() {
+  validate_options(o_);
+  const KernelSize k = resolve_kernel_size(o_);
+  blurring_ = !o_.input.empty() && !o_.output.empty();
+  if (blurring_) check_writable_destination(o_.output);
+  start_background_work();
+  read_input();
+  const bool sixteen = keep_16_bit();
+  const int channels = !input_   ? o_.channels
+                       : sixteen ? input_->image16.channels
+                                 : input_->image.channels;
+  const BlurSpec spec = make_spec(o_, k, channels);
+  print_spec(k, spec);
+  if (sixteen) {
+    blur_16_bit(spec);
+  } else {
+    blur_8_bit(spec);
   }
   report_.total_ms = ms_since(start_);
   if (o_.timings) report_.print_timings(err_);

@@ -59,6 +59,17 @@ GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "--device gpu without a GPU" 
 contains "$work/stderr" "no usable GPU" "--device gpu message"
 [ ! -e "$work/gpu.png" ] && pass || fail "--device gpu failure left a file"
 
+# 16-bit PNG in, 16-bit PNG out (on the CPU in this version, and said so); to another format
+# the image is converted to 8 bits, which --verbose reports.
+expect 0 "16-bit PNG" -- "$samples/gradient16.png" "$work/g16.png" --size 7 --sigma 1.5
+contains "$work/stderr" "16-bit image: blurring on the CPU" "16-bit announcement"
+bit_depth() { od -An -tu1 -j24 -N1 "$1" | tr -d ' '; }
+[ "$(bit_depth "$work/g16.png")" = 16 ] && pass || fail "16-bit input did not stay 16-bit"
+expect 0 "16-bit to JPEG" -- "$samples/gradient16.png" "$work/g16.jpg" --size 7 -v
+contains "$work/stderr" "converted to 8 bits" "16-bit conversion reported"
+expect 1 "16-bit with --device gpu" -- "$samples/gradient16.png" "$work/g16b.png" --size 7 --device gpu
+contains "$work/stderr" "16-bit images are blurred on the CPU" "16-bit --device gpu message"
+
 # Compiling and dumping need no GPU and no image.
 expect 0 "dump PTX for sm_90" -- --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -
 contains "$work/stdout" ".target sm_90" "dumped PTX"

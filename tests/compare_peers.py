@@ -20,7 +20,7 @@ CV_BORDER = {"clamp": cv2.BORDER_REPLICATE, "reflect": cv2.BORDER_REFLECT,
 failures = passes = 0
 
 
-def gpublur(src, dst, size, sigma, border):
+def gpublur(src, dst, size, sigma, border):  # 16-bit inputs stay 16-bit (PNG)
     subprocess.run([GPUBLUR, src, dst, "--size", str(size), "--sigma", str(sigma), "--border", border,
                     "--border-value", "0", "--device", "cpu"], check=True, capture_output=True)
     return cv2.imread(dst, cv2.IMREAD_UNCHANGED)
@@ -43,6 +43,8 @@ def main():
                   for f in ("edges.png", "detail.png", "gradient.png")}
         images["random-rgba.png"] = rng.integers(0, 256, (61, 83, 4), dtype=np.uint8)
         images["random-gray.png"] = rng.integers(0, 256, (40, 7), dtype=np.uint8)
+        images["gradient16.png"] = cv2.imread(os.path.join(SAMPLES, "gradient16.png"), cv2.IMREAD_UNCHANGED)
+        images["random16.png"] = rng.integers(0, 65536, (33, 29, 3), dtype=np.uint16)
         for name, img in images.items():
             src = os.path.join(work, name)
             cv2.imwrite(src, img)

@@ -29,9 +29,11 @@ TEST_CASE("CPU blur is within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
 }
 
 TEST_CASE("wide kernels are within 1 LSB of the float64 Gaussian", "[cpu_blur]") {
-  const auto [size, sigma, border] = GENERATE(table<int, double, Border>({
-      {101, 16.0, Border::kReflect101}, {255, 42.0, Border::kClamp}, {255, 100.0, Border::kWrap},
-      {127, 8.0, Border::kConstant}}));
+  const auto [size, sigma, border] =
+      GENERATE(table<int, double, Border>({{101, 16.0, Border::kReflect101},
+                                           {255, 42.0, Border::kClamp},
+                                           {255, 100.0, Border::kWrap},
+                                           {127, 8.0, Border::kConstant}}));
   CAPTURE(size, sigma, border_name(border));
   const Image in = test::random_image(37, 23, 3, 5);
   const std::array<std::uint8_t, 4> value{255, 0, 128, 0};
@@ -79,4 +81,30 @@ TEST_CASE("result does not depend on the thread count", "[cpu_blur]") {
   const Image one = blur_on_cpu(in, spec, 1);
   CHECK(blur_on_cpu(in, spec, 3).pixels == one.pixels);
   CHECK(blur_on_cpu(in, spec, 16).pixels == one.pixels);
+}
+
+TEST_CASE("16-bit images are within 1 LSB (16-bit) of the float64 Gaussian", "[cpu_blur]") {
+  const auto [width, height, channels, size, sigma] =
+      GENERATE(table<int, int, int, int, double>({{1, 1, 1, 7, 1.5},
+                                                  {13, 42, 3, 7, 1.5},
+                                                  {40, 31, 4, 31, 5.0},
+                                                  {3, 2, 2, 31, 5.0},
+                                                  {37, 23, 1, 255, 42.0}}));
+  const Border border =
+      GENERATE(Border::kClamp, Border::kReflect, Border::kWrap, Border::kConstant);
+  CAPTURE(width, height, channels, size, sigma, border_name(border));
+  const std::array<std::uint8_t, 4> value{200, 10, 128, 255};
+  const Image16 in = test::random_image16(width, height, channels, 4321);
+  const Image16 out = blur_on_cpu(in, test::make_test_spec(size, sigma, channels, border, value));
+  CHECK(test::max_abs_diff(out, test::reference_blur(in, size, sigma, border, value)) <= 1.0);
+}
+
+TEST_CASE("a constant 16-bit image stays exactly constant", "[cpu_blur]") {
+  for (int v : {0, 1, 257, 40000, 65534, 65535}) {
+    Image16 in = make_raster<std::uint16_t>(29, 17, 4);
+    std::fill(in.pixels.begin(), in.pixels.end(), static_cast<std::uint16_t>(v));
+    for (int size : {1, 7, 101}) {
+      REQUIRE(blur_on_cpu(in, test::make_test_spec(size, size / 3.0 + 0.1, 4)).pixels == in.pixels);
+    }
+  }
 }

@@ -110,6 +110,27 @@ TEST_CASE("PNG encoded in many parallel bands decodes exactly", "[image_io]") {
   }
 }
 
+TEST_CASE("16-bit PNG round-trips every channel count and stays 16-bit", "[image_io]") {
+  TempDir dir;
+  for (int channels = 1; channels <= 4; ++channels) {
+    CAPTURE(channels);
+    const Image16 in = test::random_image16(45, 21, channels, static_cast<std::uint32_t>(channels));
+    write_image(in, dir.file("wide.png"));
+    const ReadImage back = read_image(dir.file("wide.png"));
+    REQUIRE(back.bits == 16);
+    REQUIRE(back.image16.channels == channels);
+    CHECK(back.image16.pixels == in.pixels);
+    CHECK(back.image.pixels.empty());
+  }
+  CHECK_THROWS_AS(write_image(test::random_image16(4, 4, 3, 1), dir.file("wide.jpg")), UsageError);
+}
+
+TEST_CASE("16 to 8 bits rounds to nearest", "[image_io]") {
+  Image16 in = make_raster<std::uint16_t>(5, 1, 1);
+  in.pixels = {0, 128, 129, 65406, 65535};  // 65406 / 257 = 254.498
+  CHECK(to_8_bit(in).pixels == std::vector<std::uint8_t>{0, 0, 1, 254, 255});
+}
+
 TEST_CASE("JPEG output decodes to the same shape", "[image_io]") {
   TempDir dir;
   const Image in = test::random_image(40, 30, 3, 3);

@@ -42,14 +42,17 @@ std::vector<double> gaussian(int size, double sigma) {
 
 }  // namespace
 
-std::vector<double> reference_blur(const Image& in, int size, double sigma, Border border,
+template <typename Sample>
+std::vector<double> reference_blur(const Raster<Sample>& in, int size, double sigma, Border border,
                                    const std::array<std::uint8_t, 4>& border_value) {
   return reference_blur(in, size, sigma, size, sigma, border, border_value);
 }
 
-std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, int size_y,
+template <typename Sample>
+std::vector<double> reference_blur(const Raster<Sample>& in, int size_x, double sigma_x, int size_y,
                                    double sigma_y, Border border,
                                    const std::array<std::uint8_t, 4>& border_value) {
+  const double border_scale = sizeof(Sample) == 2 ? 257.0 : 1.0;
   const std::vector<double> gx = gaussian(size_x, sigma_x);
   const std::vector<double> gy = gaussian(size_y, sigma_y);
   const int rx = size_x / 2, ry = size_y / 2, w = in.width, h = in.height, c = in.channels;
@@ -64,7 +67,7 @@ std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, 
             const int sx = source_index(border, x + dx, w);
             const double p =
                 (sy < 0 || sx < 0)
-                    ? border_value[static_cast<std::size_t>(ch)]
+                    ? border_scale * border_value[static_cast<std::size_t>(ch)]
                     : in.pixels[(static_cast<std::size_t>(sy) * static_cast<std::size_t>(w) +
                                  static_cast<std::size_t>(sx)) *
                                     static_cast<std::size_t>(c) +
@@ -83,7 +86,8 @@ std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, 
   return out;
 }
 
-double max_abs_diff(const Image& image, const std::vector<double>& reference) {
+template <typename Sample>
+double max_abs_diff(const Raster<Sample>& image, const std::vector<double>& reference) {
   double worst = 0;
   for (std::size_t i = 0; i < reference.size(); ++i) {
     worst = std::max(worst, std::fabs(image.pixels[i] - reference[i]));
@@ -98,6 +102,25 @@ Image random_image(int width, int height, int channels, std::uint32_t seed) {
   for (auto& p : image.pixels) p = static_cast<std::uint8_t>(byte(rng));
   return image;
 }
+
+Image16 random_image16(int width, int height, int channels, std::uint32_t seed) {
+  Image16 image = make_raster<std::uint16_t>(width, height, channels);
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> sample(0, 65535);
+  for (auto& p : image.pixels) p = static_cast<std::uint16_t>(sample(rng));
+  return image;
+}
+
+template std::vector<double> reference_blur(const Image&, int, double, Border,
+                                            const std::array<std::uint8_t, 4>&);
+template std::vector<double> reference_blur(const Image16&, int, double, Border,
+                                            const std::array<std::uint8_t, 4>&);
+template std::vector<double> reference_blur(const Image&, int, double, int, double, Border,
+                                            const std::array<std::uint8_t, 4>&);
+template std::vector<double> reference_blur(const Image16&, int, double, int, double, Border,
+                                            const std::array<std::uint8_t, 4>&);
+template double max_abs_diff(const Image&, const std::vector<double>&);
+template double max_abs_diff(const Image16&, const std::vector<double>&);
 
 BlurSpec make_test_spec(int size, double sigma, int channels, Border border,
                         std::array<std::uint8_t, 4> border_value) {

@@ -12,18 +12,23 @@ namespace gpublur::test {
 
 /// Exact real-valued blur of `in` with the truncated, renormalised Gaussian of (size, sigma),
 /// one value per byte of the image. Written without gpublur's weights or border code.
-std::vector<double> reference_blur(const Image& in, int size, double sigma, Border border,
+/// For 16-bit images the constant border value v reads as v * 257, as in gpublur.
+template <typename Sample>
+std::vector<double> reference_blur(const Raster<Sample>& in, int size, double sigma, Border border,
                                    const std::array<std::uint8_t, 4>& border_value);
 /// The same with different horizontal (x) and vertical (y) kernels.
-std::vector<double> reference_blur(const Image& in, int size_x, double sigma_x, int size_y,
+template <typename Sample>
+std::vector<double> reference_blur(const Raster<Sample>& in, int size_x, double sigma_x, int size_y,
                                    double sigma_y, Border border,
                                    const std::array<std::uint8_t, 4>& border_value);
 
-/// The largest |a - b| over all bytes.
-double max_abs_diff(const Image& image, const std::vector<double>& reference);
+/// The largest |a - b| over all samples.
+template <typename Sample>
+double max_abs_diff(const Raster<Sample>& image, const std::vector<double>& reference);
 
-/// Uniform random bytes from a fixed seed.
+/// Uniform random samples from a fixed seed.
 Image random_image(int width, int height, int channels, std::uint32_t seed);
+Image16 random_image16(int width, int height, int channels, std::uint32_t seed);
 
 /// A spec with different taps per axis.
 BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, int channels,
