@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# device-check.sh [DEPS_PREFIX] — on a machine with an NVIDIA GPU and no package registry:
+# device-check.sh [DEPS_PREFIX] — on a machine with an NVIDIA GPU and no package registry
+# (prepare DEPS_PREFIX here with scripts/device-deps.sh, then carry .carry there):
 # configure with dependency headers unpacked under DEPS_PREFIX (dpkg -x of libcli11-dev, catch2,
 # libstb-dev), build, run the whole CTest suite (GPU tests included), then the CLI on a sample
 # with both targets. Writes logs to $OUT when set.
