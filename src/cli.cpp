@@ -33,6 +33,10 @@ Depth:
   16-bit PNG/PNM in and PNG out stay 16-bit (blurred on the CPU in this version). Other outputs
   get 8 bits (--verbose says so). HDR input is reduced to 8 bits with a warning.
 
+Linear light:
+  --linear decodes the sRGB curve to 16-bit linear light, blurs, and encodes again, so bright
+  and dark regions mix as light does (no darkened edges). On the CPU in this version.
+
 Devices:
   auto (default) blurs on the first NVIDIA GPU, or on the CPU (saying why on stderr) when there is
   none. The CPU and GPU results are byte-identical.
@@ -72,6 +76,8 @@ void define_blur_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
   app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
   app.add_option("--size-y", o.size_y, "Vertical kernel size, if it differs from --size");
+  app.add_flag("--linear", o.linear,
+               "Blur in linear light: decode sRGB first, encode after (alpha untouched)");
   app.add_option("--sigma-y", o.sigma_y, "Vertical sigma, if it differs from --sigma");
   app.add_option(
          "--border", raw.border,
@@ -266,6 +272,9 @@ void validate_options(const Options& o) {
   if (!o.output.empty() && !format_for_path(o.output)) {
     throw UsageError("cannot write '" + o.output +
                      "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+  }
+  if (o.linear && (o.dump_ptx || o.dump_source)) {
+    throw UsageError("--linear runs on the CPU in this version: no GPU kernel to dump");
   }
   if (o.json && ((o.dump_ptx && *o.dump_ptx == "-") || (o.dump_source && *o.dump_source == "-"))) {
     throw UsageError("--json writes to stdout; send --dump-ptx or --dump-source to a file");

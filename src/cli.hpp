@@ -34,6 +34,7 @@ struct Options {
   int channels = 3;  // for compiling without an input image
   int png_level = 4;
   int jpeg_quality = 95;
+  bool linear = false;  // blur in linear light (sRGB decoded first, encoded after)
   bool no_cache = false;
   std::string cache_dir;  // empty: default_cache_dir()
   bool timings = false;

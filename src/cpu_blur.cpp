@@ -21,7 +21,9 @@ struct Arithmetic<std::uint8_t> {
   static constexpr int kTapBits = kWeightBits;
   static constexpr int kVerticalShift = kIntermediateFracBits;                      // 8
   static constexpr int kHorizontalShift = 2 * kWeightBits - kIntermediateFracBits;  // 24
-  static Acc border(std::uint8_t v) { return v; }
+  static Acc border(const BlurSpec& spec, std::size_t channel) {
+    return spec.border_value[channel];
+  }
 };
 
 template <>
@@ -30,7 +32,10 @@ struct Arithmetic<std::uint16_t> {
   static constexpr int kTapBits = kWeightBits16;
   static constexpr int kVerticalShift = kWeightBits16 - kIntermediateFracBits;    // 16
   static constexpr int kHorizontalShift = kWeightBits16 + kIntermediateFracBits;  // 32
-  static Acc border(std::uint8_t v) { return Acc{v} * 257; }  // 0..255 scale -> 0..65535
+  static Acc border(const BlurSpec& spec, std::size_t channel) {
+    if (spec.border_value16) return (*spec.border_value16)[channel];
+    return Acc{spec.border_value[channel]} * 257;  // 0..255 scale -> 0..65535
+  }
 };
 
 template <typename Sample>
@@ -50,8 +55,8 @@ class RowBlurrer {
     if (spec.border == Border::kConstant) {
       constant_row_.resize(row);
       for (std::size_t i = 0; i < row; ++i) {
-        constant_row_[i] = static_cast<Sample>(
-            A::border(spec.border_value[i % static_cast<std::size_t>(in.channels)]));
+        constant_row_[i] =
+            static_cast<Sample>(A::border(spec, i % static_cast<std::size_t>(in.channels)));
       }
     }
   }
@@ -91,7 +96,7 @@ class RowBlurrer {
       const int src = border_index(spec_.border, x, in_.width);
       Acc* dst = &extended_[static_cast<std::size_t>(x + rx) * c];
       for (std::size_t k = 0; k < c; ++k) {
-        dst[k] = src < 0 ? A::border(spec_.border_value[k]) << kIntermediateFracBits
+        dst[k] = src < 0 ? A::border(spec_, k) << kIntermediateFracBits
                          : vertical_[static_cast<std::size_t>(src) * c + k];
       }
     }

@@ -3,6 +3,7 @@
 #include "pipeline.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <iomanip>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "kernel_cache.hpp"
 #include "nvrtc.hpp"
 #include "run_report.hpp"
+#include "srgb.hpp"
 #include "version.hpp"
 
 namespace gpublur {
@@ -126,6 +128,7 @@ class Invocation {
   void print_spec(const KernelSize& k, const BlurSpec& spec);
   bool keep_16_bit();
   void blur_16_bit(const BlurSpec& spec);
+  void blur_linear(const BlurSpec& spec, bool sixteen);
   void blur_8_bit(const BlurSpec& spec);
   WriteOptions write_options() const;
 
@@ -335,6 +338,39 @@ void Invocation::blur_16_bit(const BlurSpec& spec) {
   report_.stage("encode", ms_since(start));
 }
 
+// --linear: sRGB decoded to 16-bit linear light, blurred exactly, encoded back to the input's
+// depth. The constant border value, given in sRGB, is decoded the same way.
+void Invocation::blur_linear(const BlurSpec& spec, bool sixteen) {
+  if (o_.device == DeviceChoice::kGpu) {
+    throw Error("--linear blurs on the CPU in this version; leave out --device gpu");
+  }
+  device_used_ = "cpu";
+  if (o_.device == DeviceChoice::kAuto) {
+    err_ << "gpublur: --linear: blurring on the CPU (the GPU kernels work on encoded samples for "
+            "now)\n";
+  }
+  BlurSpec linear_spec = spec;
+  linear_spec.border_value16 = std::array<std::uint16_t, 4>{};
+  for (std::size_t c = 0; c < 4; ++c) {
+    const bool alpha = (spec.channels == 2 || spec.channels == 4) &&
+                       c == static_cast<std::size_t>(spec.channels - 1);
+    const double v = spec.border_value[c] / 255.0;
+    (*linear_spec.border_value16)[c] =
+        static_cast<std::uint16_t>(std::lround(65535.0 * (alpha ? v : srgb_to_linear(v))));
+  }
+  auto start = Clock::now();
+  const Image16 linear = sixteen ? decode_srgb(input_->image16) : decode_srgb(input_->image);
+  const Image16 blurred = blur_on_cpu(linear, linear_spec);
+  report_.stage("cpu blur", ms_since(start));
+  start = Clock::now();
+  if (sixteen) {
+    write_image(encode_srgb16(blurred), o_.output, write_options());
+  } else {
+    write_image(encode_srgb8(blurred), o_.output, write_options());
+  }
+  report_.stage("encode", ms_since(start));
+}
+
 WriteOptions Invocation::write_options() const {
   WriteOptions options;
   options.png_level = o_.png_level;
@@ -389,7 +425,9 @@ int Invocation::run() {
                                  : input_->image.channels;
   const BlurSpec spec = make_spec(o_, k, channels);
   print_spec(k, spec);
-  if (sixteen) {
+  if (o_.linear && blurring_) {
+    blur_linear(spec, sixteen);
+  } else if (sixteen) {
     blur_16_bit(spec);
   } else {
     blur_8_bit(spec);

@@ -70,6 +70,12 @@ contains "$work/stderr" "converted to 8 bits" "16-bit conversion reported"
 expect 1 "16-bit with --device gpu" -- "$samples/gradient16.png" "$work/g16b.png" --size 7 --device gpu
 contains "$work/stderr" "16-bit images are blurred on the CPU" "16-bit --device gpu message"
 
+# --linear: blurred in linear light on the CPU, and said so.
+expect 0 "--linear" -- "$samples/edges.png" "$work/linear.png" --size 7 --linear
+contains "$work/stderr" "--linear: blurring on the CPU" "--linear announcement"
+if ! cmp -s "$work/linear.png" "$work/cpu.png"; then pass; else fail "--linear changed nothing"; fi
+expect 2 "--linear with --dump-ptx" -- --arch sm_90 --size 7 --linear --dump-ptx -
+
 # Compiling and dumping need no GPU and no image.
 expect 0 "dump PTX for sm_90" -- --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -
 contains "$work/stdout" ".target sm_90" "dumped PTX"
