@@ -53,6 +53,24 @@ Image16 gradient16() {
   return im;
 }
 
+// HDR (linear light, floats): dim sky gradient with two lamps far brighter than 1.0, whose
+// glow a blur must spread without clipping.
+ImageF glow() {
+  constexpr int w = 160, h = 100;
+  ImageF im = make_raster<float>(w, h, 3);
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      float* p = &im.pixels[(static_cast<std::size_t>(y) * w + static_cast<std::size_t>(x)) * 3];
+      p[0] = 0.02f + 0.1f * static_cast<float>(y) / h;
+      p[1] = 0.03f + 0.1f * static_cast<float>(y) / h;
+      p[2] = 0.08f + 0.2f * static_cast<float>(y) / h;
+      if ((x - 50) * (x - 50) + (y - 40) * (y - 40) < 16) p[0] = 40.0f, p[1] = 30.0f, p[2] = 10.0f;
+      if (x > 110 && x < 114 && y > 30 && y < 70) p[0] = 2.0f, p[1] = 8.0f, p[2] = 16.0f;
+    }
+  }
+  return im;
+}
+
 // Gray hard edges: a disc, a square, one-pixel lines, a checkerboard band.
 Image edges() {
   Image im = make_image(kW, kH, 1);
@@ -141,6 +159,7 @@ int main(int argc, char** argv) {
   try {
     write_image(gradient(), dir + "/gradient.png");
     write_image(gradient16(), dir + "/gradient16.png");
+    write_image(glow(), dir + "/glow.hdr");
     write_image(edges(), dir + "/edges.png");
     write_image(detail(), dir + "/detail.png");
     write_image(alpha(), dir + "/alpha.png");

@@ -30,8 +30,9 @@ Borders (the row abcd extended to the left):
   constant    vvv|abcd   OpenCV BORDER_CONSTANT, SciPy 'constant'; v from --border-value
 
 Depth:
-  16-bit PNG/PNM in and PNG out stay 16-bit (blurred on the CPU in this version). Other outputs
-  get 8 bits (--verbose says so). HDR input is reduced to 8 bits with a warning.
+  16-bit PNG/PNM in and PNG out stay 16-bit; HDR in and .hdr out stay floating-point (both
+  blurred on the CPU in this version). Other outputs get 8 bits (said with --verbose for 16-bit,
+  with a warning for HDR).
 
 Linear light:
   --linear decodes the sRGB curve to 16-bit linear light, blurs, and encodes again, so bright
@@ -72,7 +73,7 @@ void define_blur_options(CLI::App& app, Options& o, RawChoices& raw) {
   app.add_option("input", o.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
   app.add_option("output", o.output,
                  "Where to write the result; format from the extension "
-                 "(.png .jpg .jpeg .bmp .tga)");
+                 "(.png .jpg .jpeg .bmp .tga .hdr)");
   app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
   app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
   app.add_option("--size-y", o.size_y, "Vertical kernel size, if it differs from --size");
@@ -271,7 +272,7 @@ void validate_options(const Options& o) {
   }
   if (!o.output.empty() && !format_for_path(o.output)) {
     throw UsageError("cannot write '" + o.output +
-                     "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+                     "': unknown extension; use .png, .jpg, .jpeg, .bmp, .tga or .hdr");
   }
   if (o.linear && (o.dump_ptx || o.dump_source)) {
     throw UsageError("--linear runs on the CPU in this version: no GPU kernel to dump");

@@ -3,6 +3,7 @@
 #include "cpu_blur.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -159,7 +160,59 @@ Raster<Sample> blur(const Raster<Sample>& in, const BlurSpec& spec, const Weight
   return out;
 }
 
+// Rows [first, first + step, ...) of the floating-point blur: vertical pass into `column`, then
+// horizontal pass, both in double.
+void blur_float_rows(const ImageF& in, const BlurSpec& spec, const std::vector<double>& tx,
+                     const std::vector<double>& ty, ImageF& out, int first, int step) {
+  const auto c = static_cast<std::size_t>(in.channels);
+  const std::size_t row = in.row_samples();
+  std::vector<double> vertical(row);
+  const int rx = spec.x.radius(), ry = spec.y.radius();
+  for (int y = first; y < in.height; y += step) {
+    std::fill(vertical.begin(), vertical.end(), 0.0);
+    for (int j = -ry; j <= ry; ++j) {
+      const int sy = border_index(spec.border, y + j, in.height);
+      const double q = ty[static_cast<std::size_t>(j + ry)];
+      for (std::size_t i = 0; i < row; ++i) {
+        const double p = sy < 0 ? spec.border_value[i % c] / 255.0
+                                : in.pixels[static_cast<std::size_t>(sy) * row + i];
+        vertical[i] += q * p;
+      }
+    }
+    float* dst = out.pixels.data() + static_cast<std::size_t>(y) * row;
+    for (int x = 0; x < in.width; ++x) {
+      for (std::size_t k = 0; k < c; ++k) {
+        double sum = 0;
+        for (int i = -rx; i <= rx; ++i) {
+          const int sx = border_index(spec.border, x + i, in.width);
+          const double m = sx < 0 ? spec.border_value[k] / 255.0
+                                  : vertical[static_cast<std::size_t>(sx) * c + k];
+          sum += tx[static_cast<std::size_t>(i + rx)] * m;
+        }
+        dst[static_cast<std::size_t>(x) * c + k] = static_cast<float>(sum);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+ImageF blur_on_cpu(const ImageF& in, const BlurSpec& spec, unsigned threads) {
+  if (in.channels != spec.channels) throw InternalError("blur_on_cpu: channel count mismatch");
+  const std::vector<double> tx = gaussian_taps(spec.x.size, spec.x.sigma);
+  const std::vector<double> ty = gaussian_taps(spec.y.size, spec.y.sigma);
+  ImageF out = make_raster<float>(in.width, in.height, in.channels);
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = std::min(threads, static_cast<unsigned>(in.height));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) {
+    pool.emplace_back(blur_float_rows, std::cref(in), std::cref(spec), std::cref(tx), std::cref(ty),
+                      std::ref(out), static_cast<int>(t), static_cast<int>(threads));
+  }
+  blur_float_rows(in, spec, tx, ty, out, 0, static_cast<int>(threads));
+  for (auto& thread : pool) thread.join();
+  return out;
+}
 
 Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads) {
   return blur(in, spec, spec.x, spec.y, threads);

@@ -15,4 +15,9 @@ Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads = 0);
 /// (weights.hpp); the constant border value v (0..255) reads as v * 257.
 Image16 blur_on_cpu(const Image16& in, const BlurSpec& spec, unsigned threads = 0);
 
+/// Floating-point (HDR) images: the real-valued Gaussian from spec's sizes and sigmas, summed in
+/// double and rounded once to float, so within float32 rounding of the exact convolution. The
+/// constant border value v (0..255) reads as v / 255.
+ImageF blur_on_cpu(const ImageF& in, const BlurSpec& spec, unsigned threads = 0);
+
 }  // namespace gpublur

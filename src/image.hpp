@@ -1,5 +1,5 @@
-// image.hpp — images with interleaved channels, rows packed without padding: 8-bit (Image) and
-// 16-bit (Image16) samples.
+// image.hpp — images with interleaved channels, rows packed without padding: 8-bit (Image),
+// 16-bit (Image16) and floating-point (ImageF) samples.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +32,7 @@ struct Raster {
 
 using Image = Raster<std::uint8_t>;
 using Image16 = Raster<std::uint16_t>;
+using ImageF = Raster<float>;  // HDR: linear light, unbounded
 
 /// Throws IoError unless 1 <= width, height <= kMaxDimension and 1 <= channels <= 4.
 void check_shape(int width, int height, int channels);

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -48,13 +49,6 @@ struct StbFree {
   void operator()(void* p) const noexcept { stbi_image_free(p); }
 };
 
-std::string describe_conversion(const std::uint8_t* data, int len) {
-  if (stbi_is_hdr_from_memory(data, len)) {
-    return "HDR (floating-point) input converted to 8 bits per channel with stb's tone curve";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::optional<ImageFormat> format_for_path(std::string_view path) {
@@ -63,6 +57,7 @@ std::optional<ImageFormat> format_for_path(std::string_view path) {
   if (ext == "jpg" || ext == "jpeg") return ImageFormat::kJpeg;
   if (ext == "bmp") return ImageFormat::kBmp;
   if (ext == "tga") return ImageFormat::kTga;
+  if (ext == "hdr") return ImageFormat::kHdr;
   return std::nullopt;
 }
 
@@ -70,21 +65,28 @@ ReadImage read_image(const std::string& path) {
   const std::vector<std::uint8_t> bytes = read_file(path);
   if (bytes.empty()) throw IoError("cannot read '" + path + "': file is empty");
   const int len = static_cast<int>(bytes.size());
-  const bool sixteen =
-      stbi_is_16_bit_from_memory(bytes.data(), len) && !stbi_is_hdr_from_memory(bytes.data(), len);
+  const bool hdr = stbi_is_hdr_from_memory(bytes.data(), len);
+  const bool sixteen = !hdr && stbi_is_16_bit_from_memory(bytes.data(), len);
   int width = 0, height = 0, channels = 0;
-  std::unique_ptr<void, StbFree> data(sixteen
-                                          ? static_cast<void*>(stbi_load_16_from_memory(
-                                                bytes.data(), len, &width, &height, &channels, 0))
-                                          : static_cast<void*>(stbi_load_from_memory(
-                                                bytes.data(), len, &width, &height, &channels, 0)));
+  void* decoded = nullptr;
+  if (hdr) {
+    decoded = stbi_loadf_from_memory(bytes.data(), len, &width, &height, &channels, 0);
+  } else if (sixteen) {
+    decoded = stbi_load_16_from_memory(bytes.data(), len, &width, &height, &channels, 0);
+  } else {
+    decoded = stbi_load_from_memory(bytes.data(), len, &width, &height, &channels, 0);
+  }
+  const std::unique_ptr<void, StbFree> data(decoded);
   if (!data) {
     throw IoError("cannot read '" + path + "': " + stbi_failure_reason() +
                   " (not an image stb_image can decode, or a damaged file)");
   }
   ReadImage result;
-  result.conversion = describe_conversion(bytes.data(), len);
-  if (sixteen) {
+  if (hdr) {
+    result.bits = 32;
+    result.imagef = make_raster<float>(width, height, channels);
+    std::memcpy(result.imagef.pixels.data(), data.get(), result.imagef.byte_count());
+  } else if (sixteen) {
     result.bits = 16;
     result.image16 = make_raster<std::uint16_t>(width, height, channels);
     std::memcpy(result.image16.pixels.data(), data.get(), result.image16.byte_count());
@@ -135,9 +137,40 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
     case ImageFormat::kTga:
       ok = stbi_write_tga_to_func(append, &out, w, h, c, pixels);
       break;
+    case ImageFormat::kHdr:
+      throw UsageError("an 8-bit image cannot be written as .hdr; HDR output needs HDR input");
   }
   if (!ok) throw IoError("cannot encode the image: stb_image_write failed");
   return out;
+}
+
+Image to_8_bit(const ImageF& image) {
+  Image out = make_image(image.width, image.height, image.channels);
+  const auto c = static_cast<std::size_t>(image.channels);
+  const bool has_alpha = c == 2 || c == 4;
+  for (std::size_t i = 0; i < out.pixels.size(); ++i) {
+    const double v = std::max(0.0, static_cast<double>(image.pixels[i]));
+    const double encoded = has_alpha && i % c == c - 1 ? v : std::pow(v, 1.0 / 2.2);
+    out.pixels[i] = static_cast<std::uint8_t>(std::lround(std::min(255.0, 255.0 * encoded)));
+  }
+  return out;
+}
+
+void write_image(const ImageF& image, const std::string& path, const WriteOptions&) {
+  if (format_for_path(path) != ImageFormat::kHdr) {
+    throw UsageError("cannot write '" + path + "': HDR images are written as .hdr");
+  }
+  std::vector<std::uint8_t> out;
+  auto append = [](void* context, void* data, int size) {
+    auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    buffer->insert(buffer->end(), bytes, bytes + size);
+  };
+  if (!stbi_write_hdr_to_func(append, &out, image.width, image.height, image.channels,
+                              image.pixels.data())) {
+    throw IoError("cannot encode '" + path + "': stb_image_write failed");
+  }
+  write_file_atomically(path, out);
 }
 
 void write_image(const Image16& image, const std::string& path, const WriteOptions& options) {
@@ -151,7 +184,7 @@ void write_image(const Image& image, const std::string& path, const WriteOptions
   const auto format = format_for_path(path);
   if (!format) {
     throw UsageError("cannot write '" + path +
-                     "': unknown extension; use .png, .jpg, .jpeg, .bmp or .tga");
+                     "': unknown extension; use .png, .jpg, .jpeg, .bmp, .tga or .hdr");
   }
   write_file_atomically(path, encode_image(image, *format, options));
 }

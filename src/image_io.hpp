@@ -11,15 +11,17 @@
 
 namespace gpublur {
 
-enum class ImageFormat { kPng, kJpeg, kBmp, kTga };
+enum class ImageFormat { kPng, kJpeg, kBmp, kTga, kHdr };
 
-/// The output format named by path's extension (case-insensitive): .png .jpg .jpeg .bmp .tga.
+/// The output format named by path's extension (case-insensitive): .png .jpg .jpeg .bmp .tga
+/// .hdr.
 std::optional<ImageFormat> format_for_path(std::string_view path);
 
 struct ReadImage {
-  int bits = 8;    // 8: `image` holds the pixels; 16: `image16` does
+  int bits = 8;  // 8: `image` holds the pixels; 16: `image16`; 32 (HDR, float): `imagef`
   Image image;
   Image16 image16;
+  ImageF imagef;
   /// Non-empty when the file was converted on reading, e.g. HDR reduced to 8 bits.
   std::string conversion;
 };
@@ -31,6 +33,10 @@ ReadImage read_image(const std::string& path);
 
 /// 16 -> 8 bits, rounded to nearest: v * 255 / 65535.
 Image to_8_bit(const Image16& image);
+
+/// HDR -> 8 bits the way stb_image does it by default: colour v -> 255 * v^(1/2.2), clamped;
+/// alpha -> 255 * a.
+Image to_8_bit(const ImageF& image);
 
 struct WriteOptions {
   // zlib level 0..9, compressed on all cores (png_deflate.hpp). 4 is the knee: a 1080p photo
@@ -48,6 +54,9 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
 /// Encodes by path's extension and replaces path atomically. Throws UsageError for an unknown
 /// extension, IoError for encoding or file-system failures; never leaves a partial file.
 void write_image(const Image& image, const std::string& path, const WriteOptions& options = {});
+
+/// HDR images are written as Radiance .hdr only; throws UsageError for any other extension.
+void write_image(const ImageF& image, const std::string& path, const WriteOptions& options = {});
 
 /// 16-bit images keep their depth in PNG only; throws UsageError for any other extension (the
 /// caller converts with to_8_bit when the user asked for such a format).

@@ -127,6 +127,8 @@ class Invocation {
   void report_facts(const KernelSize& k, const BlurSpec& spec);
   void print_spec(const KernelSize& k, const BlurSpec& spec);
   bool keep_16_bit();
+  bool keep_hdr();
+  void blur_hdr(const BlurSpec& spec);
   void blur_16_bit(const BlurSpec& spec);
   void blur_linear(const BlurSpec& spec, bool sixteen);
   void blur_8_bit(const BlurSpec& spec);
@@ -257,10 +259,16 @@ Image Invocation::blur_on_gpu_with_retry(const GeneratedKernel& kernel) {
 void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
   report_.fact("gpublur", json_string(kVersion));
   if (input_) {
-    const bool wide = input_->bits == 16;
-    const int width = wide ? input_->image16.width : input_->image.width;
-    const int height = wide ? input_->image16.height : input_->image.height;
-    const int channels = wide ? input_->image16.channels : input_->image.channels;
+    const int bits = input_->bits;
+    const int width = bits == 32   ? input_->imagef.width
+                      : bits == 16 ? input_->image16.width
+                                   : input_->image.width;
+    const int height = bits == 32   ? input_->imagef.height
+                       : bits == 16 ? input_->image16.height
+                                    : input_->image.height;
+    const int channels = bits == 32   ? input_->imagef.channels
+                         : bits == 16 ? input_->image16.channels
+                                      : input_->image.channels;
     report_.fact("input", "{\"path\": " + json_string(o_.input) +
                               ", \"bits\": " + std::to_string(input_->bits) + ", \"width\": " +
                               std::to_string(width) + ", \"height\": " + std::to_string(height) +
@@ -323,6 +331,43 @@ bool Invocation::keep_16_bit() {
   input_->bits = 8;
   if (o_.verbose) err_ << "gpublur: 16-bit input converted to 8 bits: only PNG output keeps 16\n";
   return false;
+}
+
+// HDR input stays floating-point when the output is .hdr; for any other format it is reduced to
+// 8 bits as stb_image would (a warning says so). Returns whether the floating-point path runs.
+bool Invocation::keep_hdr() {
+  if (!input_ || input_->bits != 32) return false;
+  if (!blurring_ || format_for_path(o_.output) == ImageFormat::kHdr) {
+    if (o_.dump_ptx || o_.dump_source || o_.linear) {
+      throw UsageError(
+          "HDR images are blurred in floating point on the CPU in this version; "
+          "--dump-ptx, --dump-source and --linear (HDR is linear already) do not apply");
+    }
+    if (o_.device == DeviceChoice::kGpu) {
+      throw Error("HDR images are blurred on the CPU in this version; leave out --device gpu");
+    }
+    return true;
+  }
+  input_->image = to_8_bit(input_->imagef);
+  input_->imagef = ImageF{};
+  input_->bits = 8;
+  input_->conversion = "HDR input reduced to 8 bits (gamma 2.2, clamped); write .hdr to keep it";
+  err_ << "gpublur: warning: " << input_->conversion << "\n";
+  return false;
+}
+
+void Invocation::blur_hdr(const BlurSpec& spec) {
+  device_used_ = "cpu";
+  if (o_.device == DeviceChoice::kAuto) {
+    err_ << "gpublur: HDR image: blurring in floating point on the CPU (the GPU kernels are 8-bit "
+            "for now)\n";
+  }
+  auto start = Clock::now();
+  const ImageF result = blur_on_cpu(input_->imagef, spec);
+  report_.stage("cpu blur", ms_since(start));
+  start = Clock::now();
+  write_image(result, o_.output, write_options());
+  report_.stage("encode", ms_since(start));
 }
 
 void Invocation::blur_16_bit(const BlurSpec& spec) {
@@ -419,13 +464,17 @@ int Invocation::run() {
   if (blurring_) check_writable_destination(o_.output);
   start_background_work();
   read_input();
+  const bool hdr = keep_hdr();
   const bool sixteen = keep_16_bit();
   const int channels = !input_   ? o_.channels
+                       : hdr     ? input_->imagef.channels
                        : sixteen ? input_->image16.channels
                                  : input_->image.channels;
   const BlurSpec spec = make_spec(o_, k, channels);
   print_spec(k, spec);
-  if (o_.linear && blurring_) {
+  if (hdr) {
+    blur_hdr(spec);
+  } else if (o_.linear && blurring_) {
     blur_linear(spec, sixteen);
   } else if (sixteen) {
     blur_16_bit(spec);

@@ -7,7 +7,8 @@
   65535  // == gpublur::kMaxDimension; stb rejects larger before allocating
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_WRITE_IMPLEMENTATION
-#define STBI_WRITE_NO_STDIO  // gpublur writes files itself, atomically
+// gpublur writes files itself, atomically, and never calls stb's FILE* writers; they stay
+// compiled anyway because this stb puts stbi_write_hdr_to_func under STBI_WRITE_NO_STDIO too.
 // PNG's deflate stream comes from libdeflate; stb passes stbi_write_png_compression_level.
 #define STBIW_ZLIB_COMPRESS gpublur::zlib_compress_for_png
 

@@ -94,4 +94,14 @@ Weights make_weights(int size, double sigma, int bits) {
   return w;
 }
 
+std::vector<double> gaussian_taps(int size, double sigma) {
+  const int radius = size / 2;
+  const std::vector<double> half = ideal_half_taps(radius, sigma, 1);
+  std::vector<double> taps(static_cast<std::size_t>(size));
+  for (int k = -radius; k <= radius; ++k) {
+    taps[static_cast<std::size_t>(k + radius)] = half[static_cast<std::size_t>(std::abs(k))];
+  }
+  return taps;
+}
+
 }  // namespace gpublur

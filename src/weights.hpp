@@ -63,4 +63,7 @@ double sigma_for_size(int size);
 /// 1..kMaxKernelSize, sigma finite and > 0.
 Weights make_weights(int size, double sigma, int bits = kWeightBits);
 
+/// The same Gaussian as real numbers summing to 1 (for floating-point images).
+std::vector<double> gaussian_taps(int size, double sigma);
+
 }  // namespace gpublur

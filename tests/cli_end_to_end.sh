@@ -70,6 +70,13 @@ contains "$work/stderr" "converted to 8 bits" "16-bit conversion reported"
 expect 1 "16-bit with --device gpu" -- "$samples/gradient16.png" "$work/g16b.png" --size 7 --device gpu
 contains "$work/stderr" "16-bit images are blurred on the CPU" "16-bit --device gpu message"
 
+# HDR in, HDR out: floating point on the CPU; to another format: reduced to 8 bits, with a warning.
+expect 0 "HDR" -- "$samples/glow.hdr" "$work/glow.hdr" --sigma 3
+contains "$work/stderr" "HDR image: blurring in floating point" "HDR announcement"
+[ "$(head -c 10 "$work/glow.hdr")" = "#?RADIANCE" ] && pass || fail "HDR output is not Radiance"
+expect 0 "HDR to PNG" -- "$samples/glow.hdr" "$work/glow.png" --sigma 3
+contains "$work/stderr" "warning: HDR input reduced to 8 bits" "HDR reduction warning"
+
 # --linear: blurred in linear light on the CPU, and said so.
 expect 0 "--linear" -- "$samples/edges.png" "$work/linear.png" --size 7 --linear
 contains "$work/stderr" "--linear: blurring on the CPU" "--linear announcement"

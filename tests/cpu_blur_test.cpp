@@ -2,6 +2,8 @@
 // exact constancy, and independence from the thread count.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "cpu_blur.hpp"
 #include "reference_blur.hpp"
 
@@ -107,4 +109,23 @@ TEST_CASE("a constant 16-bit image stays exactly constant", "[cpu_blur]") {
       REQUIRE(blur_on_cpu(in, test::make_test_spec(size, size / 3.0 + 0.1, 4)).pixels == in.pixels);
     }
   }
+}
+
+TEST_CASE("HDR images are within float32 rounding of the float64 Gaussian", "[cpu_blur]") {
+  const auto [size, sigma, channels, border] = GENERATE(table<int, double, int, Border>({
+      {7, 1.5, 3, Border::kClamp}, {31, 5.0, 1, Border::kReflect101}, {5, 1.0, 4, Border::kConstant}}));
+  CAPTURE(size, sigma, channels, border_name(border));
+  ImageF in = make_raster<float>(29, 19, channels);
+  for (std::size_t i = 0; i < in.pixels.size(); ++i) in.pixels[i] = static_cast<float>(i * 7919 % 1000) / 10.0f;
+  const std::array<std::uint8_t, 4> value{51, 102, 153, 204};
+  const ImageF out = blur_on_cpu(in, test::make_test_spec(size, sigma, channels, border, value));
+  // The reference reads constant borders on the 0..255 scale; gpublur's HDR path reads v / 255.
+  ImageF scaled = in;
+  for (auto& p : scaled.pixels) p *= 255.0f;
+  const std::vector<double> ref = test::reference_blur(scaled, size, sigma, border, value);
+  double worst = 0;
+  for (std::size_t i = 0; i < ref.size(); ++i) {
+    worst = std::max(worst, std::fabs(out.pixels[i] - ref[i] / 255.0) / std::max(1.0, std::fabs(ref[i] / 255.0)));
+  }
+  CHECK(worst <= 1e-6);
 }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +124,22 @@ TEST_CASE("16-bit PNG round-trips every channel count and stays 16-bit", "[image
     CHECK(back.image.pixels.empty());
   }
   CHECK_THROWS_AS(write_image(test::random_image16(4, 4, 3, 1), dir.file("wide.jpg")), UsageError);
+}
+
+TEST_CASE("HDR round-trips within RGBE's precision and stays floating-point", "[image_io]") {
+  TempDir dir;
+  ImageF in = make_raster<float>(17, 9, 3);
+  for (std::size_t i = 0; i < in.pixels.size(); ++i) in.pixels[i] = 0.01f + static_cast<float>(i % 97) * 0.7f;
+  write_image(in, dir.file("x.hdr"));
+  const ReadImage back = read_image(dir.file("x.hdr"));
+  REQUIRE(back.bits == 32);
+  REQUIRE(back.imagef.pixels.size() == in.pixels.size());
+  for (std::size_t p = 0; p < in.pixels.size(); p += 3) {  // RGBE: 8-bit mantissas, shared exponent
+    const float brightest = std::max({in.pixels[p], in.pixels[p + 1], in.pixels[p + 2]});
+    for (std::size_t k = 0; k < 3; ++k) CHECK(std::fabs(back.imagef.pixels[p + k] - in.pixels[p + k]) <= brightest / 128);
+  }
+  CHECK_THROWS_AS(write_image(in, dir.file("x.png")), UsageError);
+  CHECK_THROWS_AS(write_image(test::random_image(4, 4, 3, 1), dir.file("y.hdr")), UsageError);
 }
 
 TEST_CASE("16 to 8 bits rounds to nearest", "[image_io]") {

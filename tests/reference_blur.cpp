@@ -143,4 +143,6 @@ BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, 
 namespace gpublur::test {
 template std::vector<double> reference_blur(const Raster<double>&, int, double, Border,
                                             const std::array<std::uint8_t, 4>&);
+template std::vector<double> reference_blur(const Raster<float>&, int, double, Border,
+                                            const std::array<std::uint8_t, 4>&);
 }  // namespace gpublur::test
