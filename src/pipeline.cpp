@@ -127,6 +127,10 @@ class Invocation {
   void report_facts(const KernelSize& k, const BlurSpec& spec);
   void print_spec(const KernelSize& k, const BlurSpec& spec);
   bool keep_16_bit();
+  void require_cpu_only(const std::string& what);
+  template <typename Sample>
+  void blur_and_write_on_cpu(const Raster<Sample>& image, const BlurSpec& spec,
+                             const std::string& announcement);
   bool keep_hdr();
   void blur_hdr(const BlurSpec& spec);
   void blur_16_bit(const BlurSpec& spec);
@@ -311,19 +315,36 @@ void Invocation::print_spec(const KernelSize& k, const BlurSpec& spec) {
   err_ << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
 }
 
+// For inputs only the CPU blurs in this version: what would need the GPU is refused.
+void Invocation::require_cpu_only(const std::string& what) {
+  if (o_.dump_ptx || o_.dump_source) {
+    throw UsageError(what + " are blurred on the CPU in this version: no GPU kernel to dump");
+  }
+  if (o_.device == DeviceChoice::kGpu) {
+    throw Error(what + " are blurred on the CPU in this version; leave out --device gpu");
+  }
+}
+
+// Announces a CPU-only blur, then blurs `image` and writes the result, timing both.
+template <typename Sample>
+void Invocation::blur_and_write_on_cpu(const Raster<Sample>& image, const BlurSpec& spec,
+                                       const std::string& announcement) {
+  device_used_ = "cpu";
+  if (o_.device == DeviceChoice::kAuto) err_ << "gpublur: " << announcement << "\n";
+  auto start = Clock::now();
+  const Raster<Sample> result = blur_on_cpu(image, spec);
+  report_.stage("cpu blur", ms_since(start));
+  start = Clock::now();
+  write_image(result, o_.output, write_options());
+  report_.stage("encode", ms_since(start));
+}
+
 // 16-bit input keeps its depth only in PNG output; for any other format the user named, it is
 // converted to 8 bits first (said with --verbose). Returns whether the 16-bit path runs.
 bool Invocation::keep_16_bit() {
   if (!input_ || input_->bits != 16) return false;
   if (!blurring_ || format_for_path(o_.output) == ImageFormat::kPng) {
-    if (o_.dump_ptx || o_.dump_source) {
-      throw UsageError(
-          "the GPU kernels take 8-bit images and this one is 16-bit; "
-          "--dump-ptx and --dump-source need an 8-bit image (or none)");
-    }
-    if (o_.device == DeviceChoice::kGpu) {
-      throw Error("16-bit images are blurred on the CPU in this version; leave out --device gpu");
-    }
+    require_cpu_only("16-bit images");
     return true;
   }
   input_->image = to_8_bit(input_->image16);
@@ -338,14 +359,8 @@ bool Invocation::keep_16_bit() {
 bool Invocation::keep_hdr() {
   if (!input_ || input_->bits != 32) return false;
   if (!blurring_ || format_for_path(o_.output) == ImageFormat::kHdr) {
-    if (o_.dump_ptx || o_.dump_source || o_.linear) {
-      throw UsageError(
-          "HDR images are blurred in floating point on the CPU in this version; "
-          "--dump-ptx, --dump-source and --linear (HDR is linear already) do not apply");
-    }
-    if (o_.device == DeviceChoice::kGpu) {
-      throw Error("HDR images are blurred on the CPU in this version; leave out --device gpu");
-    }
+    if (o_.linear) throw UsageError("--linear: HDR images are in linear light already");
+    require_cpu_only("HDR images");
     return true;
   }
   input_->image = to_8_bit(input_->imagef);
@@ -357,30 +372,14 @@ bool Invocation::keep_hdr() {
 }
 
 void Invocation::blur_hdr(const BlurSpec& spec) {
-  device_used_ = "cpu";
-  if (o_.device == DeviceChoice::kAuto) {
-    err_ << "gpublur: HDR image: blurring in floating point on the CPU (the GPU kernels are 8-bit "
-            "for now)\n";
-  }
-  auto start = Clock::now();
-  const ImageF result = blur_on_cpu(input_->imagef, spec);
-  report_.stage("cpu blur", ms_since(start));
-  start = Clock::now();
-  write_image(result, o_.output, write_options());
-  report_.stage("encode", ms_since(start));
+  blur_and_write_on_cpu(input_->imagef, spec,
+                        "HDR image: blurring in floating point on the CPU (the GPU kernels are "
+                        "8-bit for now)");
 }
 
 void Invocation::blur_16_bit(const BlurSpec& spec) {
-  device_used_ = "cpu";
-  if (o_.device == DeviceChoice::kAuto) {
-    err_ << "gpublur: 16-bit image: blurring on the CPU (the GPU kernels are 8-bit for now)\n";
-  }
-  auto start = Clock::now();
-  const Image16 result = blur_on_cpu(input_->image16, spec);
-  report_.stage("cpu blur", ms_since(start));
-  start = Clock::now();
-  write_image(result, o_.output, write_options());
-  report_.stage("encode", ms_since(start));
+  blur_and_write_on_cpu(input_->image16, spec,
+                        "16-bit image: blurring on the CPU (the GPU kernels are 8-bit for now)");
 }
 
 // --linear: sRGB decoded to 16-bit linear light, blurred exactly, encoded back to the input's
