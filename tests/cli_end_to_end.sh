@@ -111,6 +111,20 @@ printf 'a file, not a directory' >"$work/not-a-dir"
 expect 0 "unwritable cache" -- --arch sm_90 --size 5 --dump-ptx "$work/c.ptx" --cache-dir "$work/not-a-dir/cache"
 contains "$work/stderr" "warning: kernel cache not written" "unwritable cache warning"
 
+# Concurrent processes filling one cache: all succeed, and the entry they leave is whole.
+pids=()
+for i in 1 2 3 4 5 6; do
+  "$bin" --arch sm_90 --size 9 --dump-ptx "$work/race$i.ptx" --cache-dir "$work/race-cache" \
+    >/dev/null 2>"$work/race$i.err" &
+  pids+=($!)
+done
+raced=0
+for pid in "${pids[@]}"; do wait "$pid" || raced=1; done
+[ "$raced" -eq 0 ] && pass || fail "a concurrent cache writer failed: $(cat "$work"/race*.err)"
+expect 0 "cache after a race" -- --arch sm_90 --size 9 --dump-ptx "$work/race.ptx" -v --cache-dir "$work/race-cache"
+contains "$work/stderr" "kernel cache hit" "cache entry whole after concurrent writers"
+[ -z "$(find "$work/race-cache" -name '.*gpublur-*')" ] && pass || fail "concurrent writers left temporaries"
+
 # --timings and --json
 expect 0 "--timings --json" -- "$samples/edges.png" "$work/t.png" --size 7 --timings --json
 contains "$work/stderr" "decode" "--timings"
