@@ -31,20 +31,6 @@ std::string lower_extension(std::string_view path) {
   return ext;
 }
 
-std::vector<std::uint8_t> read_file(const std::string& path) {
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  if (!file) throw IoError("cannot read '" + path + "': " + std::strerror(errno));
-  const std::streamoff size = file.tellg();
-  if (size < 0) throw IoError("cannot read '" + path + "': not a regular file");
-  if (size > INT_MAX) throw IoError("cannot read '" + path + "': file larger than 2 GiB");
-  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
-  file.seekg(0);
-  if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
-    throw IoError("cannot read '" + path + "': " + std::strerror(errno));
-  }
-  return bytes;
-}
-
 struct StbFree {
   void operator()(void* p) const noexcept { stbi_image_free(p); }
 };
@@ -61,12 +47,35 @@ std::optional<ImageFormat> format_for_path(std::string_view path) {
   return std::nullopt;
 }
 
-ReadImage read_image(const std::string& path) {
-  const std::vector<std::uint8_t> bytes = read_file(path);
+std::vector<std::uint8_t> read_file(const std::string& path) {
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  if (!file) throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+  const std::streamoff size = file.tellg();
+  if (size < 0) throw IoError("cannot read '" + path + "': not a regular file");
+  if (size > INT_MAX) throw IoError("cannot read '" + path + "': file larger than 2 GiB");
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(size));
+  file.seekg(0);
+  if (!file.read(reinterpret_cast<char*>(bytes.data()), size)) {
+    throw IoError("cannot read '" + path + "': " + std::strerror(errno));
+  }
+  return bytes;
+}
+
+int sample_bits(const std::vector<std::uint8_t>& file) {
+  if (file.empty() || file.size() > static_cast<std::size_t>(INT_MAX)) return 8;
+  const int len = static_cast<int>(file.size());
+  if (stbi_is_hdr_from_memory(file.data(), len)) return 32;
+  return stbi_is_16_bit_from_memory(file.data(), len) ? 16 : 8;
+}
+
+ReadImage read_image(const std::string& path) { return decode_image(read_file(path), path); }
+
+ReadImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& path) {
   if (bytes.empty()) throw IoError("cannot read '" + path + "': file is empty");
   const int len = static_cast<int>(bytes.size());
-  const bool hdr = stbi_is_hdr_from_memory(bytes.data(), len);
-  const bool sixteen = !hdr && stbi_is_16_bit_from_memory(bytes.data(), len);
+  const int bits = sample_bits(bytes);
+  const bool hdr = bits == 32;
+  const bool sixteen = bits == 16;
   int width = 0, height = 0, channels = 0;
   void* decoded = nullptr;
   if (hdr) {

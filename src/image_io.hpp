@@ -31,6 +31,13 @@ struct ReadImage {
 /// <reason>").
 ReadImage read_image(const std::string& path);
 
+/// The same in two steps, so a caller can look at the file before decoding it: the file's
+/// bytes (throws IoError), the sample depth its header declares (8, 16, or 32 for HDR; 8 when
+/// unknown), and the decode (`path` names the file in errors).
+std::vector<std::uint8_t> read_file(const std::string& path);
+int sample_bits(const std::vector<std::uint8_t>& file);
+ReadImage decode_image(const std::vector<std::uint8_t>& file, const std::string& path);
+
 /// 16 -> 8 bits, rounded to nearest: v * 255 / 65535.
 Image to_8_bit(const Image16& image);
 

@@ -118,8 +118,9 @@ class Invocation {
   int run();
 
  private:
-  void start_background_work();
-  void read_input();
+  bool eight_bit_blur(int input_bits) const;
+  void start_background_work(int input_bits);
+  void read_input(const std::vector<std::uint8_t>& file);
   void wait_for_gpu();
   bool nvrtc_usable();
   const CompiledKernel& compile(const GeneratedKernel& kernel, bool skip_lookup = false);
@@ -155,8 +156,18 @@ class Invocation {
   std::string device_used_ = "none";
 };
 
-void Invocation::start_background_work() {
-  const bool may_run_on_gpu = blurring_ && o_.device != DeviceChoice::kCpu;
+// Whether the 8-bit blur, the one with GPU kernels, will run: not for --linear, nor for
+// 16-bit or HDR input that keeps its depth (known from the file's header, before decoding).
+bool Invocation::eight_bit_blur(int input_bits) const {
+  if (!blurring_ || o_.linear) return false;
+  const auto format = format_for_path(o_.output);
+  if (input_bits == 16) return format != ImageFormat::kPng;
+  if (input_bits == 32) return format != ImageFormat::kHdr;
+  return true;
+}
+
+void Invocation::start_background_work(int input_bits) {
+  const bool may_run_on_gpu = eight_bit_blur(input_bits) && o_.device != DeviceChoice::kCpu;
   const bool needs_gpu_arch = o_.dump_ptx && !o_.arch && o_.device != DeviceChoice::kCpu;
   if (may_run_on_gpu || needs_gpu_arch) {
     gpu_future_ = std::async(std::launch::async, start_gpu, may_run_on_gpu);
@@ -168,10 +179,10 @@ void Invocation::start_background_work() {
   }
 }
 
-void Invocation::read_input() {
+void Invocation::read_input(const std::vector<std::uint8_t>& file) {
   if (o_.input.empty()) return;
   const auto start = Clock::now();
-  input_ = read_image(o_.input);
+  input_ = decode_image(file, o_.input);
   report_.stage("decode", ms_since(start));
   if (!input_->conversion.empty()) err_ << "gpublur: warning: " << input_->conversion << "\n";
 }
@@ -461,8 +472,10 @@ int Invocation::run() {
   const KernelSize k = resolve_kernel_size(o_);
   blurring_ = !o_.input.empty() && !o_.output.empty();
   if (blurring_) check_writable_destination(o_.output);
-  start_background_work();
-  read_input();
+  const std::vector<std::uint8_t> file =
+      o_.input.empty() ? std::vector<std::uint8_t>{} : read_file(o_.input);
+  start_background_work(o_.input.empty() ? 8 : sample_bits(file));
+  read_input(file);
   const bool hdr = keep_hdr();
   const bool sixteen = keep_16_bit();
   const int channels = !input_   ? o_.channels
