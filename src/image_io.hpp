@@ -22,7 +22,7 @@ struct ReadImage {
   Image image;
   Image16 image16;
   ImageF imagef;
-  /// Non-empty when the file was converted on reading, e.g. HDR reduced to 8 bits.
+  /// Non-empty when the pipeline converted the image, e.g. HDR reduced to 8 bits.
   std::string conversion;
 };
 

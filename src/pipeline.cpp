@@ -184,7 +184,6 @@ void Invocation::read_input(const std::vector<std::uint8_t>& file) {
   const auto start = Clock::now();
   input_ = decode_image(file, o_.input);
   report_.stage("decode", ms_since(start));
-  if (!input_->conversion.empty()) err_ << "gpublur: warning: " << input_->conversion << "\n";
 }
 
 void Invocation::wait_for_gpu() {
