@@ -35,6 +35,13 @@ struct StbFree {
   void operator()(void* p) const noexcept { stbi_image_free(p); }
 };
 
+// stb_image_write's output callback: appends to the std::vector<std::uint8_t> in `context`.
+void append(void* context, void* data, int size) {
+  auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
+  const auto* bytes = static_cast<const std::uint8_t*>(data);
+  buffer->insert(buffer->end(), bytes, bytes + size);
+}
+
 }  // namespace
 
 std::optional<ImageFormat> format_for_path(std::string_view path) {
@@ -117,11 +124,6 @@ Image to_8_bit(const Image16& image) {
 std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
                                        const WriteOptions& options) {
   std::vector<std::uint8_t> out;
-  auto append = [](void* context, void* data, int size) {
-    auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
-    const auto* bytes = static_cast<const std::uint8_t*>(data);
-    buffer->insert(buffer->end(), bytes, bytes + size);
-  };
   const int w = image.width, h = image.height, c = image.channels;
   const void* pixels = image.pixels.data();
   int ok = 0;
@@ -170,11 +172,6 @@ void write_image(const ImageF& image, const std::string& path, const WriteOption
     throw UsageError("cannot write '" + path + "': HDR images are written as .hdr");
   }
   std::vector<std::uint8_t> out;
-  auto append = [](void* context, void* data, int size) {
-    auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
-    const auto* bytes = static_cast<const std::uint8_t*>(data);
-    buffer->insert(buffer->end(), bytes, bytes + size);
-  };
   if (!stbi_write_hdr_to_func(append, &out, image.width, image.height, image.channels,
                               image.pixels.data())) {
     throw IoError("cannot encode '" + path + "': stb_image_write failed");

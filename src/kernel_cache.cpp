@@ -4,14 +4,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "little_endian.hpp"
 #include "sha256.hpp"
 
 namespace gpublur {
 namespace {
 
-void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
+void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) { put_le(out, v, 8); }
 
 void put_bytes(std::vector<std::uint8_t>& out, const void* data, std::size_t size) {
   put_u64(out, size);
@@ -25,9 +24,7 @@ class Reader {
   explicit Reader(const std::vector<std::uint8_t>& bytes) : bytes_(bytes) {}
   bool u64(std::uint64_t& v) {
     if (bytes_.size() - pos_ < 8) return false;
-    v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<std::uint64_t>(bytes_[pos_ + static_cast<std::size_t>(i)]) << (8 * i);
+    v = get_le(bytes_.data() + pos_, 8);
     pos_ += 8;
     return true;
   }

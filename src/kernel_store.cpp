@@ -11,6 +11,7 @@
 
 #include "atomic_file.hpp"
 #include "errors.hpp"
+#include "little_endian.hpp"
 #include "sha256.hpp"
 
 namespace gpublur {
@@ -18,16 +19,6 @@ namespace {
 
 constexpr char kMagic[8] = {'G', 'P', 'U', 'B', 'L', 'U', 'R', 'K'};
 constexpr std::size_t kHeaderSize = 8 + 4 + 8 + 32;
-
-void put_le(std::vector<std::uint8_t>& out, std::uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<std::uint8_t>(value >> (8 * i)));
-}
-
-std::uint64_t get_le(const std::uint8_t* p, int bytes) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < bytes; ++i) v |= static_cast<std::uint64_t>(p[i]) << (8 * i);
-  return v;
-}
 
 // mkdir -p; returns an empty string or why not.
 std::string make_directories(const std::string& dir) {
