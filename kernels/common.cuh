@@ -35,6 +35,7 @@ constexpr int kRadiusY = GB_RADIUS_Y;
 constexpr int kSizeX = 2 * kRadiusX + 1;
 constexpr int kSizeY = 2 * kRadiusY + 1;
 
+#ifndef GB_POLICY  // blur_general.cu declares its own taps, of its policy's type
 // Compile-time taps: in unrolled loops the index is a constant and the tap an immediate.
 __host__ __device__ constexpr unsigned tap_x(int i) {
   constexpr unsigned taps[kSizeX] = GB_TAPS_X;
@@ -47,6 +48,7 @@ __host__ __device__ constexpr unsigned tap_y(int i) {
 // The same in constant memory, for loops too long to unroll (indexed at run time).
 __constant__ unsigned taps_x[kSizeX] = GB_TAPS_X;
 __constant__ unsigned taps_y[kSizeY] = GB_TAPS_Y;
+#endif
 __constant__ unsigned border_value[4] = GB_BORDER_VALUE;
 
 constexpr unsigned kVerticalRound = 1u << 7;

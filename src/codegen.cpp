@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdio>
+#include <vector>
 
+#include "arithmetic.cuh"
 #include "embedded_kernels.hpp"
 #include "errors.hpp"
+#include "policy_taps.hpp"
 
 namespace gpublur {
 namespace {
@@ -21,11 +25,12 @@ constexpr int kMaxTileH = 16;
 constexpr int kTiledMaxRadiusY = 32;
 constexpr int kTiledMaxHaloBytes = 128;
 
-constexpr std::array<std::pair<KernelVariant, std::string_view>, 4> kVariantNames = {{
+constexpr std::array<std::pair<KernelVariant, std::string_view>, 5> kVariantNames = {{
     {KernelVariant::kAuto, "auto"},
     {KernelVariant::kTiled, "tiled"},
     {KernelVariant::kWide, "wide"},
     {KernelVariant::kNaive, "naive"},
+    {KernelVariant::kGeneral, "general"},
 }};
 
 int border_number(Border border) {
@@ -96,6 +101,14 @@ KernelSchedule wide_schedule(const BlurSpec& spec) {
   return s;
 }
 
+KernelSchedule general_schedule() {
+  KernelSchedule s;
+  s.variant = KernelVariant::kGeneral;
+  s.tile_w = s.block_threads;  // pixels per block (all channels); one block row per image row
+  s.tile_h = 1;
+  return s;
+}
+
 KernelSchedule naive_schedule() {
   KernelSchedule s;
   s.variant = KernelVariant::kNaive;
@@ -110,9 +123,66 @@ std::string_view template_for(KernelVariant variant) {
       return kBlurTiledCu;
     case KernelVariant::kNaive:
       return kNaiveBlurCu;
+    case KernelVariant::kGeneral:
+      return kBlurGeneralCu;
     default:
       return kBlurWideCu;
   }
+}
+
+// A C++ literal that reads back as exactly v: integers with their suffix, floating point in
+// hexadecimal (no decimal rounding on the way into NVRTC).
+std::string literal(std::uint32_t v) { return std::to_string(v) + "u"; }
+std::string literal(unsigned long long v) { return std::to_string(v) + "ull"; }
+std::string literal(std::uint16_t v) { return std::to_string(v); }
+std::string literal(std::uint8_t v) { return std::to_string(v); }
+std::string literal(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+std::string literal(float v) { return literal(static_cast<double>(v)) + "f"; }
+
+template <typename T>
+std::string initializer(const std::vector<T>& values) {
+  std::string s = "{";
+  for (std::size_t i = 0; i < values.size(); ++i) s += (i ? ", " : "") + literal(values[i]);
+  return s + "}";
+}
+
+// What blur_general.cu needs beyond common.cuh's defines: the policy, its taps, the border.
+template <typename Policy>
+std::string general_defines(const BlurSpec& spec, const char* policy) {
+  const auto pixel = border_pixel<typename Policy::Sample>(spec);
+  std::string p = define("GB_POLICY", policy);
+  p += define("GB_TAPS_X", initializer(policy_taps<Policy>(spec.x)));
+  p += define("GB_TAPS_Y", initializer(policy_taps<Policy>(spec.y)));
+  p += define("GB_BORDER_PIXEL", initializer(std::vector<typename Policy::Sample>(pixel.begin(), pixel.end())));
+  return p;
+}
+
+struct GeneralPolicy {
+  std::string defines;
+  int mid_bytes = 0;
+};
+
+GeneralPolicy general_policy(const BlurSpec& spec, SampleFormat format) {
+  using namespace gb_arith;
+  const bool premultiplied = spec.premultiplied;
+  switch (format) {
+    case SampleFormat::k8:
+      return premultiplied
+                 ? GeneralPolicy{general_defines<Premultiplied8>(spec, "Premultiplied8"), 4}
+                 : GeneralPolicy{general_defines<Straight8>(spec, "Straight8"), 4};
+    case SampleFormat::k16:
+      return premultiplied
+                 ? GeneralPolicy{general_defines<Premultiplied16>(spec, "Premultiplied16"), 8}
+                 : GeneralPolicy{general_defines<Straight16>(spec, "Straight16"), 8};
+    case SampleFormat::kFloat:
+      if (premultiplied) throw InternalError("premultiplied blur of a floating-point image");
+      return GeneralPolicy{general_defines<Float>(spec, "Float"), 8};
+  }
+  throw InternalError("unknown sample format");
 }
 
 std::string prelude(const BlurSpec& spec, const KernelSchedule& s, const std::string& shape) {
@@ -124,8 +194,10 @@ std::string prelude(const BlurSpec& spec, const KernelSchedule& s, const std::st
   p += define("GB_CHANNELS", spec.channels);
   p += define("GB_RADIUS_X", spec.x.radius());
   p += define("GB_RADIUS_Y", spec.y.radius());
-  p += define("GB_TAPS_X", taps_initializer(spec.x));
-  p += define("GB_TAPS_Y", taps_initializer(spec.y));
+  if (s.variant != KernelVariant::kGeneral) {
+    p += define("GB_TAPS_X", taps_initializer(spec.x));
+    p += define("GB_TAPS_Y", taps_initializer(spec.y));
+  }
   p += define("GB_BORDER", border_number(spec.border));
   p += define("GB_BORDER_VALUE", "{" + std::to_string(v[0]) + "u, " + std::to_string(v[1]) + "u, " +
                                      std::to_string(v[2]) + "u, " + std::to_string(v[3]) + "u}");
@@ -164,8 +236,19 @@ bool tiled_supports(const BlurSpec& spec) {
          spec.x.radius() * spec.channels <= kTiledMaxHaloBytes;
 }
 
-KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested) {
+KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
+                               SampleFormat format) {
+  if (format != SampleFormat::k8 || spec.premultiplied) {
+    if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
+      throw UsageError("--kernel " + std::string(variant_name(requested)) +
+                       " blurs 8-bit samples with straight alpha only; 16-bit, HDR, --linear "
+                       "and premultiplied blurs take the general kernel (--kernel auto)");
+    }
+    return general_schedule();
+  }
   switch (requested) {
+    case KernelVariant::kGeneral:
+      return general_schedule();
     case KernelVariant::kNaive:
       return naive_schedule();
     case KernelVariant::kWide:
@@ -183,16 +266,33 @@ KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested) {
   return tiled_supports(spec) ? tiled_schedule(spec) : wide_schedule(spec);
 }
 
-GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested) {
+GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
+                                SampleFormat format) {
   GeneratedKernel k;
-  k.schedule = choose_schedule(spec, requested);
+  k.schedule = choose_schedule(spec, requested, format);
   k.channels = spec.channels;
+  k.format = format;
+  const bool general = k.schedule.variant == KernelVariant::kGeneral;
   const std::string shape = std::to_string(spec.x.size) + "x" + std::to_string(spec.y.size);
   const std::string variant(variant_name(k.schedule.variant));
-  k.name = "gpublur_" + variant + "_" + shape + "_c" + std::to_string(spec.channels) + ".cu";
+  static constexpr std::array<const char*, 3> kFormatNames = {"", "_16bit", "_float"};
+  k.name = "gpublur_" + variant + "_" + shape + "_c" + std::to_string(spec.channels) +
+           kFormatNames[static_cast<std::size_t>(format)] +
+           (spec.premultiplied ? "_premultiplied" : "") + ".cu";
   k.source = prelude(spec, k.schedule, shape);
+  if (general) {
+    const GeneralPolicy policy = general_policy(spec, format);
+    k.source += policy.defines;
+    k.mid_bytes = policy.mid_bytes;
+    k.entry = "gb_vertical_kernel";
+    k.horizontal_entry = "gb_horizontal_kernel";
+  }
   k.source += "#line 1 \"common.cuh\"\n";
   k.source += kCommonCuh;
+  if (general) {
+    k.source += "#line 1 \"arithmetic.cuh\"\n";
+    k.source += kArithmeticCuh;
+  }
   k.source +=
       "#line 1 \"" +
       std::string(k.schedule.variant == KernelVariant::kNaive ? "naive_blur" : "blur_" + variant) +
@@ -203,6 +303,10 @@ GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested) {
 
 LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height) {
   const auto& s = kernel.schedule;
+  if (s.variant == KernelVariant::kGeneral) {  // one thread per pixel, one block row per row
+    return {static_cast<unsigned>((width + s.block_threads - 1) / s.block_threads),
+            static_cast<unsigned>(height), static_cast<unsigned>(s.block_threads)};
+  }
   const long long row_bytes = static_cast<long long>(width) * kernel.channels;
   return {static_cast<unsigned>((row_bytes + s.tile_w - 1) / s.tile_w),
           static_cast<unsigned>((height + s.tile_h - 1) / s.tile_h),

@@ -17,7 +17,12 @@ enum class KernelVariant {
   kTiled,  // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
   kWide,   // kernels/blur_wide.cu: any radius, taps from constant memory
   kNaive,  // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
+  kGeneral,  // kernels/blur_general.cu: two launches, any sample type, premultiplied alpha
 };
+
+/// The samples a kernel reads and writes. Only 8-bit straight blurs have the fast variants;
+/// 16-bit, floating-point and premultiplied blurs take kGeneral.
+enum class SampleFormat { k8, k16, kFloat };
 
 std::string_view variant_name(KernelVariant variant);
 std::optional<KernelVariant> parse_variant(std::string_view name);
@@ -43,15 +48,21 @@ struct GeneratedKernel {
   std::string source;
   std::string name;  // program name for NVRTC diagnostics, e.g. "gpublur_tiled_7x7_c3.cu"
   std::string entry = "gb_blur_kernel";
+  std::string horizontal_entry;  // kGeneral: the second launch (entry is then the vertical one)
   int channels = 0;  // the image channel count the kernel was generated for
+  SampleFormat format = SampleFormat::k8;
+  int mid_bytes = 0;  // kGeneral: bytes per intermediate sample between the launches
   KernelSchedule schedule;
 };
 
-/// Throws UsageError when `requested` is kTiled and the spec is outside its limits.
+/// Throws UsageError when `requested` is kTiled and the spec is outside its limits, or when a
+/// blur only kGeneral computes (see SampleFormat) asks for another variant.
 KernelSchedule choose_schedule(const BlurSpec& spec,
-                               KernelVariant requested = KernelVariant::kAuto);
+                               KernelVariant requested = KernelVariant::kAuto,
+                               SampleFormat format = SampleFormat::k8);
 GeneratedKernel generate_kernel(const BlurSpec& spec,
-                                KernelVariant requested = KernelVariant::kAuto);
+                                KernelVariant requested = KernelVariant::kAuto,
+                                SampleFormat format = SampleFormat::k8);
 
 struct LaunchDims {
   unsigned grid_x = 1;

@@ -50,7 +50,8 @@ const void* CompiledKernel::module_image() const {
 
 std::vector<std::string> compile_options(const CompilePlan& plan) {
   const std::string arch = plan.target == Target::kCubin ? plan.arch.sm() : plan.arch.compute();
-  return {"--gpu-architecture=" + arch, "--std=c++17"};
+  // --device-int128: the premultiplied 16-bit blur sums in 128 bits (kernels/arithmetic.cuh).
+  return {"--gpu-architecture=" + arch, "--std=c++17", "--device-int128"};
 }
 
 std::string nvrtc_identity() {

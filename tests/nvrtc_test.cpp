@@ -92,3 +92,27 @@ TEST_CASE("a source NVRTC rejects is a CompileError with the log", "[nvrtc]") {
     CHECK_THAT(e.what(), Catch::Contains(broken.name));
   }
 }
+
+TEST_CASE("the general kernel compiles for every sample format and alpha mode", "[nvrtc]") {
+  const auto [format, channels, premultiplied, border] = GENERATE(
+      table<SampleFormat, int, bool, Border>({{SampleFormat::k8, 3, false, Border::kClamp},
+                                              {SampleFormat::k8, 4, true, Border::kConstant},
+                                              {SampleFormat::k16, 1, false, Border::kReflect},
+                                              {SampleFormat::k16, 2, true, Border::kWrap},
+                                              {SampleFormat::kFloat, 3, false, Border::kConstant}}));
+  CAPTURE(static_cast<int>(format), channels, premultiplied, border_name(border));
+  BlurSpec spec = test::make_test_spec(9, 2.0, channels, border, {10, 20, 30, 40});
+  spec.premultiplied = premultiplied;
+  // 8-bit straight blurs take the fast kernels unless the general one is asked for.
+  const KernelVariant requested = format == SampleFormat::k8 && !premultiplied
+                                      ? KernelVariant::kGeneral
+                                      : KernelVariant::kAuto;
+  const GeneratedKernel kernel = generate_kernel(spec, requested, format);
+  CHECK(kernel.schedule.variant == KernelVariant::kGeneral);
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_vertical_kernel("));
+  CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_horizontal_kernel("));
+  if (format == SampleFormat::kFloat) {  // explicitly rounded: never a fused multiply-add
+    CHECK_THAT(ptx.ptx, !Catch::Contains("fma.rn.f64"));
+  }
+}
