@@ -15,6 +15,8 @@
 namespace gpublur {
 
 enum class DeviceChoice { kAuto, kGpu, kCpu };
+/// How an alpha channel (the last of gray+alpha and RGBA) takes part in the blur.
+enum class AlphaMode { kPremultiplied, kStraight };
 
 struct Options {
   std::string input;   // empty: no image (compile-and-dump only)
@@ -35,6 +37,7 @@ struct Options {
   int png_level = 4;
   int jpeg_quality = 95;
   bool linear = false;  // blur in linear light (sRGB decoded first, encoded after)
+  AlphaMode alpha = AlphaMode::kPremultiplied;
   bool no_cache = false;
   std::string cache_dir;  // empty: default_cache_dir()
   bool timings = false;

@@ -2,6 +2,8 @@
 #include "gpu_blur.hpp"
 
 #include <chrono>
+#include <optional>
+#include <type_traits>
 
 #include "cuda_driver.hpp"
 #include "errors.hpp"
@@ -22,7 +24,8 @@ CUdevice device_handle(int ordinal) {
 }
 
 // Packed host rows -> pitched device rows.
-CUDA_MEMCPY2D upload_copy(const Image& image, CUdeviceptr device, std::size_t pitch) {
+template <typename Sample>
+CUDA_MEMCPY2D upload_copy(const Raster<Sample>& image, CUdeviceptr device, std::size_t pitch) {
   CUDA_MEMCPY2D copy{};
   copy.srcMemoryType = CU_MEMORYTYPE_HOST;
   copy.srcHost = image.pixels.data();
@@ -36,7 +39,8 @@ CUDA_MEMCPY2D upload_copy(const Image& image, CUdeviceptr device, std::size_t pi
 }
 
 // Pitched device rows -> packed host rows.
-CUDA_MEMCPY2D download_copy(CUdeviceptr device, std::size_t pitch, Image& image) {
+template <typename Sample>
+CUDA_MEMCPY2D download_copy(CUdeviceptr device, std::size_t pitch, Raster<Sample>& image) {
   CUDA_MEMCPY2D copy{};
   copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
   copy.srcDevice = device;
@@ -99,19 +103,42 @@ struct GpuSessionAccess {
   static cuda::Context& context(GpuSession& s) { return s.impl_->context; }
 };
 
-GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& kernel,
-                   const CompiledKernel& compiled) {
-  if (in.channels != kernel.channels) {
-    throw InternalError("kernel generated for " + std::to_string(kernel.channels) +
-                        " channels, image has " + std::to_string(in.channels));
+namespace {
+
+template <typename Sample>
+constexpr SampleFormat format_of() {
+  if constexpr (std::is_floating_point_v<Sample>) return SampleFormat::kFloat;
+  return sizeof(Sample) == 1 ? SampleFormat::k8 : SampleFormat::k16;
+}
+
+void launch(CUfunction function, const LaunchDims& dims, const cuda::Stream& stream,
+            void** args) {
+  GB_CU_CHECK(cuda::api().cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1,
+                                         0, stream.get(), args, nullptr),
+              "launching the blur kernel");
+}
+
+}  // namespace
+
+template <typename Sample>
+GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
+                           const GeneratedKernel& kernel, const CompiledKernel& compiled) {
+  if (in.channels != kernel.channels || kernel.format != format_of<Sample>()) {
+    throw InternalError("kernel " + kernel.name + " does not fit an image of " +
+                        std::to_string(in.channels) + " channels of " +
+                        std::to_string(sizeof(Sample) * 8) + "-bit samples");
   }
   const auto& driver = cuda::api();
   cuda::Context& context = GpuSessionAccess::context(session);
   context.make_current();  // the session may have been opened on another thread
   const std::size_t pitch = device_pitch(in.row_bytes());
   const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(in.height));
+  const bool general = kernel.schedule.variant == KernelVariant::kGeneral;
+  const std::size_t mid_pitch =
+      general ? device_pitch(checked_mul(in.row_samples(), static_cast<std::size_t>(kernel.mid_bytes)))
+              : 0;
 
-  GpuRun run{make_image(in.width, in.height, in.channels)};
+  GpuRun<Sample> run{make_raster<Sample>(in.width, in.height, in.channels)};
   const auto load_start = std::chrono::steady_clock::now();
   // Owners in dependency order (the session's context outlives them all): module, buffers,
   // stream, events; destroyed in reverse.
@@ -119,11 +146,14 @@ GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& 
                                                    std::string(target_name(compiled.plan.target)) +
                                                    " for " + compiled.plan.arch.sm() + ")");
   const CUfunction function = module.function(kernel.entry.c_str());
+  const CUfunction horizontal = general ? module.function(kernel.horizontal_entry.c_str()) : nullptr;
   run.load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
           .count();
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
+  std::optional<cuda::DeviceBuffer> intermediate;
+  if (general) intermediate.emplace(checked_mul(mid_pitch, static_cast<std::size_t>(in.height)));
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, stop;
 
@@ -134,11 +164,18 @@ GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& 
   CUdeviceptr in_ptr = source.get(), out_ptr = result.get();
   int in_pitch = static_cast<int>(pitch), out_pitch = static_cast<int>(pitch);
   int width = in.width, height = in.height;
-  void* args[] = {&in_ptr, &in_pitch, &out_ptr, &out_pitch, &width, &height};
   const LaunchDims dims = launch_dims(kernel, in.width, in.height);
-  GB_CU_CHECK(driver.cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1, 0,
-                                    stream.get(), args, nullptr),
-              "launching the blur kernel");
+  if (general) {  // vertical into the intermediate, then horizontal out of it
+    CUdeviceptr mid_ptr = intermediate->get();
+    int mid_pitch_arg = static_cast<int>(mid_pitch);
+    void* vertical_args[] = {&in_ptr, &in_pitch, &mid_ptr, &mid_pitch_arg, &width, &height};
+    launch(function, dims, stream, vertical_args);
+    void* horizontal_args[] = {&mid_ptr, &mid_pitch_arg, &out_ptr, &out_pitch, &width, &height};
+    launch(horizontal, dims, stream, horizontal_args);
+  } else {
+    void* args[] = {&in_ptr, &in_pitch, &out_ptr, &out_pitch, &width, &height};
+    launch(function, dims, stream, args);
+  }
   computed.record(stream);
   const CUDA_MEMCPY2D download = download_copy(result.get(), pitch, run.output);
   GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
@@ -150,10 +187,21 @@ GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& 
   return run;
 }
 
-GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const CompiledKernel& compiled,
-                   const GpuInfo& gpu) {
+template <typename Sample>
+GpuRun<Sample> blur_on_gpu(const Raster<Sample>& in, const GeneratedKernel& kernel,
+                           const CompiledKernel& compiled, const GpuInfo& gpu) {
   GpuSession session(gpu);
   return blur_on_gpu(session, in, kernel, compiled);
 }
+
+#define GPUBLUR_INSTANTIATE(Sample)                                                          \
+  template GpuRun<Sample> blur_on_gpu(GpuSession&, const Raster<Sample>&,                   \
+                                      const GeneratedKernel&, const CompiledKernel&);       \
+  template GpuRun<Sample> blur_on_gpu(const Raster<Sample>&, const GeneratedKernel&,        \
+                                      const CompiledKernel&, const GpuInfo&);
+GPUBLUR_INSTANTIATE(std::uint8_t)
+GPUBLUR_INSTANTIATE(std::uint16_t)
+GPUBLUR_INSTANTIATE(float)
+#undef GPUBLUR_INSTANTIATE
 
 }  // namespace gpublur

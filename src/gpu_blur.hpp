@@ -52,21 +52,25 @@ class GpuSession {
   std::unique_ptr<Impl> impl_;
 };
 
+template <typename Sample>
 struct GpuRun {
-  Image output;
+  Raster<Sample> output;
   double load_ms = 0;     // cuModuleLoadData + cuModuleGetFunction (host clock)
   float upload_ms = 0;    // CUDA events
-  float kernel_ms = 0;    // CUDA events, the kernel alone
+  float kernel_ms = 0;    // CUDA events, the kernel (or kGeneral's two) alone
   float download_ms = 0;  // CUDA events
 };
 
 /// Uploads `in`, runs `compiled` (built from `kernel`) in `session`, downloads the result.
-/// Throws CudaError naming the failing call and what it was for.
-GpuRun blur_on_gpu(GpuSession& session, const Image& in, const GeneratedKernel& kernel,
-                   const CompiledKernel& compiled);
+/// Throws CudaError naming the failing call and what it was for. Sample: std::uint8_t,
+/// std::uint16_t or float, matching the kernel's SampleFormat (else InternalError).
+template <typename Sample>
+GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
+                           const GeneratedKernel& kernel, const CompiledKernel& compiled);
 
 /// The same, with a session opened for this call only.
-GpuRun blur_on_gpu(const Image& in, const GeneratedKernel& kernel, const CompiledKernel& compiled,
-                   const GpuInfo& gpu);
+template <typename Sample>
+GpuRun<Sample> blur_on_gpu(const Raster<Sample>& in, const GeneratedKernel& kernel,
+                           const CompiledKernel& compiled, const GpuInfo& gpu);
 
 }  // namespace gpublur

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "checked_math.hpp"
@@ -47,6 +48,19 @@ Raster<Sample> make_raster(int width, int height, int channels) {
   image.channels = channels;
   image.pixels.assign(checked_mul(image.row_samples(), static_cast<std::size_t>(height)), 0);
   return image;
+}
+
+/// Whether an image with alpha (2 or 4 channels, alpha last) has a pixel that is not fully
+/// opaque. Integer samples only (opaque is the type's maximum).
+template <typename Sample>
+bool has_transparency(const Raster<Sample>& image) {
+  static_assert(std::numeric_limits<Sample>::is_integer, "alpha is opaque at the integer maximum");
+  if (image.channels != 2 && image.channels != 4) return false;
+  const auto c = static_cast<std::size_t>(image.channels);
+  for (std::size_t i = c - 1; i < image.pixels.size(); i += c) {
+    if (image.pixels[i] != std::numeric_limits<Sample>::max()) return true;
+  }
+  return false;
 }
 
 inline Image make_image(int width, int height, int channels) {

@@ -118,25 +118,24 @@ class Invocation {
   int run();
 
  private:
-  bool eight_bit_blur(int input_bits) const;
-  void start_background_work(int input_bits);
+  void start_background_work();
   void read_input(const std::vector<std::uint8_t>& file);
   void wait_for_gpu();
   bool nvrtc_usable();
   const CompiledKernel& compile(const GeneratedKernel& kernel, bool skip_lookup = false);
-  Image blur_on_gpu_with_retry(const GeneratedKernel& kernel);
+  template <typename Sample>
+  Raster<Sample> blur_on_gpu_with_retry(const Raster<Sample>& image, const GeneratedKernel& kernel);
   void report_facts(const KernelSize& k, const BlurSpec& spec);
   void print_spec(const KernelSize& k, const BlurSpec& spec);
   bool keep_16_bit();
-  void require_cpu_only(const std::string& what);
-  template <typename Sample>
-  void blur_and_write_on_cpu(const Raster<Sample>& image, const BlurSpec& spec,
-                             const std::string& announcement);
   bool keep_hdr();
-  void blur_hdr(const BlurSpec& spec);
-  void blur_16_bit(const BlurSpec& spec);
+  template <typename Sample>
+  bool premultiply(const Raster<Sample>* image, int channels);
+  template <typename Sample>
+  Raster<Sample> blur(const Raster<Sample>& image, const BlurSpec& spec, SampleFormat format);
+  template <typename Sample>
+  void blur_and_write(const Raster<Sample>& image, const BlurSpec& spec, SampleFormat format);
   void blur_linear(const BlurSpec& spec, bool sixteen);
-  void blur_8_bit(const BlurSpec& spec);
   WriteOptions write_options() const;
 
   const Options& o_;
@@ -156,18 +155,10 @@ class Invocation {
   std::string device_used_ = "none";
 };
 
-// Whether the 8-bit blur, the one with GPU kernels, will run: not for --linear, nor for
-// 16-bit or HDR input that keeps its depth (known from the file's header, before decoding).
-bool Invocation::eight_bit_blur(int input_bits) const {
-  if (!blurring_ || o_.linear) return false;
-  const auto format = format_for_path(o_.output);
-  if (input_bits == 16) return format != ImageFormat::kPng;
-  if (input_bits == 32) return format != ImageFormat::kHdr;
-  return true;
-}
-
-void Invocation::start_background_work(int input_bits) {
-  const bool may_run_on_gpu = eight_bit_blur(input_bits) && o_.device != DeviceChoice::kCpu;
+// GPU start-up (when an image will be blurred and may go to the GPU) and NVRTC loading (also
+// for --dump-ptx) begin on other threads now, so they overlap the decoding.
+void Invocation::start_background_work() {
+  const bool may_run_on_gpu = blurring_ && o_.device != DeviceChoice::kCpu;
   const bool needs_gpu_arch = o_.dump_ptx && !o_.arch && o_.device != DeviceChoice::kCpu;
   if (may_run_on_gpu || needs_gpu_arch) {
     gpu_future_ = std::async(std::launch::async, start_gpu, may_run_on_gpu);
@@ -249,15 +240,17 @@ const CompiledKernel& Invocation::compile(const GeneratedKernel& kernel, bool sk
 
 // A cached entry the driver rejects (say, written by a build it no longer accepts) is a miss:
 // compile afresh, replace it, and run once more.
-Image Invocation::blur_on_gpu_with_retry(const GeneratedKernel& kernel) {
-  GpuRun r;
+template <typename Sample>
+Raster<Sample> Invocation::blur_on_gpu_with_retry(const Raster<Sample>& image,
+                                                  const GeneratedKernel& kernel) {
+  GpuRun<Sample> r;
   try {
-    r = blur_on_gpu(*gpu_->session, input_->image, kernel, compiled_->compiled);
+    r = blur_on_gpu(*gpu_->session, image, kernel, compiled_->compiled);
   } catch (const CudaError& e) {
     if (!compiled_->hit) throw;
     err_ << "gpublur: warning: cached kernel rejected (" << e.what() << "); recompiling\n";
     compile(kernel, /*skip_lookup=*/true);
-    r = blur_on_gpu(*gpu_->session, input_->image, kernel, compiled_->compiled);
+    r = blur_on_gpu(*gpu_->session, image, kernel, compiled_->compiled);
   }
   report_.stage("load", r.load_ms);
   report_.stage("upload", r.upload_ms);
@@ -325,38 +318,11 @@ void Invocation::print_spec(const KernelSize& k, const BlurSpec& spec) {
   err_ << "gpublur: border " << border_name(spec.border) << ", " << spec.channels << " channels\n";
 }
 
-// For inputs only the CPU blurs in this version: what would need the GPU is refused.
-void Invocation::require_cpu_only(const std::string& what) {
-  if (o_.dump_ptx || o_.dump_source) {
-    throw UsageError(what + " are blurred on the CPU in this version: no GPU kernel to dump");
-  }
-  if (o_.device == DeviceChoice::kGpu) {
-    throw Error(what + " are blurred on the CPU in this version; leave out --device gpu");
-  }
-}
-
-// Announces a CPU-only blur, then blurs `image` and writes the result, timing both.
-template <typename Sample>
-void Invocation::blur_and_write_on_cpu(const Raster<Sample>& image, const BlurSpec& spec,
-                                       const std::string& announcement) {
-  device_used_ = "cpu";
-  if (o_.device == DeviceChoice::kAuto) err_ << "gpublur: " << announcement << "\n";
-  auto start = Clock::now();
-  const Raster<Sample> result = blur_on_cpu(image, spec);
-  report_.stage("cpu blur", ms_since(start));
-  start = Clock::now();
-  write_image(result, o_.output, write_options());
-  report_.stage("encode", ms_since(start));
-}
-
 // 16-bit input keeps its depth only in PNG output; for any other format the user named, it is
 // converted to 8 bits first (said with --verbose). Returns whether the 16-bit path runs.
 bool Invocation::keep_16_bit() {
   if (!input_ || input_->bits != 16) return false;
-  if (!blurring_ || format_for_path(o_.output) == ImageFormat::kPng) {
-    require_cpu_only("16-bit images");
-    return true;
-  }
+  if (!blurring_ || format_for_path(o_.output) == ImageFormat::kPng) return true;
   input_->image = to_8_bit(input_->image16);
   input_->image16 = Image16{};
   input_->bits = 8;
@@ -370,7 +336,6 @@ bool Invocation::keep_hdr() {
   if (!input_ || input_->bits != 32) return false;
   if (!blurring_ || format_for_path(o_.output) == ImageFormat::kHdr) {
     if (o_.linear) throw UsageError("--linear: HDR images are in linear light already");
-    require_cpu_only("HDR images");
     return true;
   }
   input_->image = to_8_bit(input_->imagef);
@@ -381,28 +346,66 @@ bool Invocation::keep_hdr() {
   return false;
 }
 
-void Invocation::blur_hdr(const BlurSpec& spec) {
-  blur_and_write_on_cpu(input_->imagef, spec,
-                        "HDR image: blurring in floating point on the CPU (the GPU kernels are "
-                        "8-bit for now)");
+// Whether to blur premultiplied: asked for (the default), the image has alpha, and some pixel
+// is not opaque (premultiplying an opaque image by 1 changes nothing, so it takes the faster
+// straight blur, with the same result). Without an image (compile-and-dump only), an alpha
+// channel is assumed to be used.
+template <typename Sample>
+bool Invocation::premultiply(const Raster<Sample>* image, int channels) {
+  if (o_.alpha != AlphaMode::kPremultiplied || (channels != 2 && channels != 4)) return false;
+  if (image && !has_transparency(*image)) {
+    if (o_.verbose) err_ << "gpublur: alpha: every pixel is opaque; nothing to premultiply\n";
+    return false;
+  }
+  if (o_.verbose) err_ << "gpublur: alpha: premultiplied (--alpha straight to blur it apart)\n";
+  return true;
 }
 
-void Invocation::blur_16_bit(const BlurSpec& spec) {
-  blur_and_write_on_cpu(input_->image16, spec,
-                        "16-bit image: blurring on the CPU (the GPU kernels are 8-bit for now)");
+// Generates the kernel, compiles it when the GPU runs or PTX is wanted, and blurs (on the GPU,
+// or on the CPU saying why). Returns an empty raster when only dumping.
+template <typename Sample>
+Raster<Sample> Invocation::blur(const Raster<Sample>& image, const BlurSpec& spec,
+                                SampleFormat format) {
+  const GeneratedKernel kernel = generate_kernel(spec, o_.kernel, format);
+  if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
+  wait_for_gpu();
+  const bool have_gpu = gpu_ && gpu_->info;
+  if (o_.device == DeviceChoice::kGpu && !have_gpu) {
+    throw Error("no usable GPU: " + (gpu_ ? gpu_->why : std::string("not asked for")) +
+                " (leave out --device gpu to blur on the CPU)");
+  }
+  bool gpu_run = blurring_ && have_gpu && gpu_->session;
+  if (gpu_run && o_.device == DeviceChoice::kAuto && !nvrtc_usable()) gpu_run = false;
+  if (gpu_run || o_.dump_ptx) compile(kernel);
+  if (o_.dump_ptx) write_text(*o_.dump_ptx, compiled_->compiled.ptx, out_);
+  if (!blurring_) return {};
+  if (gpu_run) {
+    device_used_ = "gpu";
+    return blur_on_gpu_with_retry(image, kernel);
+  }
+  device_used_ = "cpu";
+  if (o_.device == DeviceChoice::kAuto) {
+    err_ << "gpublur: " << (have_gpu ? nvrtc_problem_ : gpu_->why) << "; blurring on the CPU\n";
+  }
+  const auto start = Clock::now();
+  Raster<Sample> result = blur_on_cpu(image, spec);
+  report_.stage("cpu blur", ms_since(start));
+  return result;
+}
+
+template <typename Sample>
+void Invocation::blur_and_write(const Raster<Sample>& image, const BlurSpec& spec,
+                                SampleFormat format) {
+  const Raster<Sample> result = blur(image, spec, format);
+  if (!blurring_) return;
+  const auto start = Clock::now();
+  write_image(result, o_.output, write_options());
+  report_.stage("encode", ms_since(start));
 }
 
 // --linear: sRGB decoded to 16-bit linear light, blurred exactly, encoded back to the input's
 // depth. The constant border value, given in sRGB, is decoded the same way.
 void Invocation::blur_linear(const BlurSpec& spec, bool sixteen) {
-  if (o_.device == DeviceChoice::kGpu) {
-    throw Error("--linear blurs on the CPU in this version; leave out --device gpu");
-  }
-  device_used_ = "cpu";
-  if (o_.device == DeviceChoice::kAuto) {
-    err_ << "gpublur: --linear: blurring on the CPU (the GPU kernels work on encoded samples for "
-            "now)\n";
-  }
   BlurSpec linear_spec = spec;
   linear_spec.border_value16 = std::array<std::uint16_t, 4>{};
   for (std::size_t c = 0; c < 4; ++c) {
@@ -413,9 +416,11 @@ void Invocation::blur_linear(const BlurSpec& spec, bool sixteen) {
         static_cast<std::uint16_t>(std::lround(65535.0 * (alpha ? v : srgb_to_linear(v))));
   }
   auto start = Clock::now();
-  const Image16 linear = sixteen ? decode_srgb(input_->image16) : decode_srgb(input_->image);
-  const Image16 blurred = blur_on_cpu(linear, linear_spec);
-  report_.stage("cpu blur", ms_since(start));
+  Image16 linear;
+  if (input_) linear = sixteen ? decode_srgb(input_->image16) : decode_srgb(input_->image);
+  report_.stage("to linear", ms_since(start));
+  const Image16 blurred = blur(linear, linear_spec, SampleFormat::k16);
+  if (!blurring_) return;
   start = Clock::now();
   if (sixteen) {
     write_image(encode_srgb16(blurred), o_.output, write_options());
@@ -432,40 +437,6 @@ WriteOptions Invocation::write_options() const {
   return options;
 }
 
-// The 8-bit path: generate, compile when the GPU runs or PTX is wanted, blur, write.
-void Invocation::blur_8_bit(const BlurSpec& spec) {
-  const GeneratedKernel kernel = generate_kernel(spec, o_.kernel);
-  if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
-  wait_for_gpu();
-  const bool have_gpu = gpu_ && gpu_->info;
-  if (o_.device == DeviceChoice::kGpu && !have_gpu) {
-    throw Error("no usable GPU: " + (gpu_ ? gpu_->why : std::string("not asked for")) +
-                " (leave out --device gpu to blur on the CPU)");
-  }
-  bool gpu_run = blurring_ && have_gpu && gpu_->session;
-  if (gpu_run && o_.device == DeviceChoice::kAuto && !nvrtc_usable()) gpu_run = false;
-  if (gpu_run || o_.dump_ptx) compile(kernel);
-  if (o_.dump_ptx) write_text(*o_.dump_ptx, compiled_->compiled.ptx, out_);
-  if (!blurring_) return;
-
-  Image result;
-  if (gpu_run) {
-    device_used_ = "gpu";
-    result = blur_on_gpu_with_retry(kernel);
-  } else {
-    device_used_ = "cpu";
-    if (o_.device == DeviceChoice::kAuto) {
-      err_ << "gpublur: " << (have_gpu ? nvrtc_problem_ : gpu_->why) << "; blurring on the CPU\n";
-    }
-    const auto start = Clock::now();
-    result = blur_on_cpu(input_->image, spec);
-    report_.stage("cpu blur", ms_since(start));
-  }
-  const auto start = Clock::now();
-  write_image(result, o_.output, write_options());
-  report_.stage("encode", ms_since(start));
-}
-
 int Invocation::run() {
   validate_options(o_);
   const KernelSize k = resolve_kernel_size(o_);
@@ -473,7 +444,7 @@ int Invocation::run() {
   if (blurring_) check_writable_destination(o_.output);
   const std::vector<std::uint8_t> file =
       o_.input.empty() ? std::vector<std::uint8_t>{} : read_file(o_.input);
-  start_background_work(o_.input.empty() ? 8 : sample_bits(file));
+  start_background_work();
   read_input(file);
   const bool hdr = keep_hdr();
   const bool sixteen = keep_16_bit();
@@ -481,16 +452,25 @@ int Invocation::run() {
                        : hdr     ? input_->imagef.channels
                        : sixteen ? input_->image16.channels
                                  : input_->image.channels;
-  const BlurSpec spec = make_spec(o_, k, channels);
+  BlurSpec spec = make_spec(o_, k, channels);
   print_spec(k, spec);
   if (hdr) {
-    blur_hdr(spec);
-  } else if (o_.linear && blurring_) {
-    blur_linear(spec, sixteen);
+    blur_and_write(input_->imagef, spec, SampleFormat::kFloat);
   } else if (sixteen) {
-    blur_16_bit(spec);
+    spec.premultiplied = premultiply(input_ ? &input_->image16 : nullptr, channels);
+    if (o_.linear) {
+      blur_linear(spec, true);
+    } else {
+      blur_and_write(input_->image16, spec, SampleFormat::k16);
+    }
   } else {
-    blur_8_bit(spec);
+    spec.premultiplied = premultiply(input_ ? &input_->image : nullptr, channels);
+    if (o_.linear) {
+      blur_linear(spec, false);
+    } else {
+      static const Image kNoImage;  // compile-and-dump only
+      blur_and_write(input_ ? input_->image : kNoImage, spec, SampleFormat::k8);
+    }
   }
   report_.total_ms = ms_since(start_);
   if (o_.timings) report_.print_timings(err_);

@@ -14,25 +14,13 @@
 #include "errors.hpp"
 #include "image_io.hpp"
 #include "reference_blur.hpp"
+#include "temp_dir.hpp"
 
 using namespace gpublur;
 
 namespace {
 
-// A fresh directory under $TMPDIR, removed with its files at scope exit.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    std::string pattern = (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") +
-                          std::string("/gpublur-test-XXXXXX");
-    path = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-  std::string file(const std::string& name) const { return path + "/" + name; }
-};
+using test::TempDir;
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

@@ -22,6 +22,20 @@ std::vector<double> reference_blur(const Raster<Sample>& in, int size_x, double 
                                    double sigma_y, Border border,
                                    const std::array<std::uint8_t, 4>& border_value);
 
+/// The float64 premultiplied blur: alpha = blur(a); colour = blur(c * a) / blur(a), meaningful
+/// where the blurred alpha is at least half a unit (below, the colour of a nearly transparent
+/// pixel is not defined). The constant border pixel is premultiplied the same way.
+struct PremultipliedReference {
+  std::vector<double> values;
+  std::vector<bool> meaningful;
+};
+template <typename Sample>
+PremultipliedReference premultiplied_reference(const Raster<Sample>& in, int size, double sigma,
+                                               Border border,
+                                               const std::array<std::uint8_t, 4>& border_value);
+template <typename Sample>
+double max_abs_diff(const Raster<Sample>& image, const PremultipliedReference& reference);
+
 /// The largest |a - b| over all samples.
 template <typename Sample>
 double max_abs_diff(const Raster<Sample>& image, const std::vector<double>& reference);
