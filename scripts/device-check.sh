@@ -25,5 +25,17 @@ done
 build/device/gpublur samples/detail.png "$out/detail-cpu.png" --size 7 --sigma 1.5 --device cpu
 cmp "$out/detail-cubin.png" "$out/detail-cpu.png" && cmp "$out/detail-ptx.png" "$out/detail-cpu.png" \
   && echo "CLI: cubin == ptx == cpu output, byte for byte"
+# The general kernel's paths from the CLI: 16-bit, HDR, premultiplied alpha, --linear.
+same=0
+for args in "samples/gradient16.png g16.png" "samples/glow.hdr glow.hdr" "samples/alpha.png alpha.png" \
+            "samples/edges.png linear.png --linear"; do
+  set -- $args
+  in=$1 name=$2
+  shift 2
+  build/device/gpublur "$in" "$out/gpu-$name" --size 9 --device gpu "$@" &&
+    build/device/gpublur "$in" "$out/cpu-$name" --size 9 --device cpu "$@" &&
+    cmp "$out/gpu-$name" "$out/cpu-$name" && same=$((same + 1))
+done
+echo "CLI: $same of 4 general-kernel runs (16-bit, HDR, alpha, --linear): gpu == cpu, byte for byte"
 build/device/gpublur --version
 exit "$status"

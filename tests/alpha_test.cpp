@@ -63,7 +63,7 @@ TEST_CASE("premultiplied blur is within 1 LSB of the float64 premultiplied Gauss
                                                                 value)) <= 1.0);
 }
 
-TEST_CASE("transparent pixels' colour never bleeds; transparent areas stay transparent", "[alpha]") {
+TEST_CASE("hidden colour never bleeds, and transparent areas stay transparent", "[alpha]") {
   // Left half: bright red hidden under alpha 0; right half: opaque black.
   Image in = make_image(40, 10, 4);
   for (std::size_t i = 0; i < in.pixels.size(); i += 4) {

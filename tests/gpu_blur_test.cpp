@@ -8,29 +8,15 @@
 #include <tuple>
 
 #include "cpu_blur.hpp"
+#include "gpu_session.hpp"
 #include "gpu_blur.hpp"
 #include "reference_blur.hpp"
 
 using namespace gpublur;
+using test::gpu;
+using test::session;
 
 namespace {
-
-const GpuInfo& gpu() {
-  static const GpuInfo info = [] {
-    std::string why;
-    auto found = probe_gpu(why);
-    if (!found) throw std::runtime_error(why);
-    return *found;
-  }();
-  return info;
-}
-
-// One session for the whole binary: retaining and releasing the primary context per call would
-// destroy and re-create it (about 0.1 s) every time.
-GpuSession& session() {
-  static GpuSession s(gpu());
-  return s;
-}
 
 struct Run {
   KernelVariant variant;
