@@ -89,7 +89,6 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
       compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
   cuda::Module module(compiled.module_image(), kernel.name);
   const CUfunction f = module.function(kernel.entry.c_str());
-  cuda::allow_dynamic_shared(f, launch_dims(kernel, 1, 1).dynamic_shared_bytes);
   return {std::move(kernel), std::move(module), f};
 }
 
@@ -99,8 +98,8 @@ void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, i
   int pitch = static_cast<int>(b.pitch), w = width, h = height;
   void* args[] = {&in, &pitch, &out, &pitch, &w, &h};
   const LaunchDims d = launch_dims(k.kernel, width, height);
-  GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1,
-                                         d.dynamic_shared_bytes, s.get(), args, nullptr),
+  GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1, 0,
+                                         s.get(), args, nullptr),
               "launching " + k.kernel.name);
 }
 

@@ -22,8 +22,8 @@ constexpr int kSharedLimit = 48 * 1024;
 constexpr int kMaxTileH = 16;
 // blur_tiled.cu unrolls over (strip rows x taps) and (segment x span): beyond these radii the
 // code grows past the instruction cache and registers spill.
-constexpr int kTiledMaxRadiusY = 16;
-constexpr int kTiledMaxHaloBytes = 64;
+constexpr int kTiledMaxRadiusY = 32;
+constexpr int kTiledMaxHaloBytes = 128;
 
 constexpr std::array<std::pair<KernelVariant, std::string_view>, 5> kVariantNames = {{
     {KernelVariant::kAuto, "auto"},
@@ -71,25 +71,21 @@ std::string define(const std::string& name, const std::string& value) {
   return "#define " + name + " " + value + "\n";
 }
 
-// 256 threads: 128 word columns x 4 strips of 8 rows in the vertical pass (two items each;
-// taller strips spill their accumulators), 32 rows x 8
-// segments in the horizontal one, so every thread has one item in each. The shared row is 512
-// intermediates: the tile plus a halo of a multiple of 16 bytes each side, which keeps the
-// segment width kSeg = tile_w / 8 a multiple of 4 (and, for halos of 16 and 48, an odd one:
-// the 8 segments' 16-byte loads then fall on distinct banks).
 KernelSchedule tiled_schedule(const BlurSpec& spec) {
   KernelSchedule s;
   s.variant = KernelVariant::kTiled;
-  const int reach = spec.x.radius() * spec.channels;
-  s.halo = std::max(16, (reach + 15) / 16 * 16);
-  s.tile_w = 512 - 2 * s.halo;
-  s.seg = s.tile_w / 8;
-  s.strip_h = 8;
-  s.tile_h = 32;
-  // Folding keeps a segment's whole span (2 * reach + a few values) in registers; past about
-  // 48 that spills, and the scatter form (kSeg accumulators) takes over.
-  s.fold = 2 * reach + 8 <= 48;
-  s.shared_bytes = s.tile_h * 512 * 4;  // 64 KiB: dynamic shared memory, opted in at launch
+  s.tile_w = 256;
+  s.seg = 16;
+  s.halo = (spec.x.radius() * spec.channels + 3) / 4 * 4;
+  const int word_columns = (s.tile_w + 2 * s.halo) / 4;  // <= 128 by kTiledMaxHaloBytes
+  const int strips = std::clamp(s.block_threads / word_columns, 2, 4);
+  // About 32 rows a tile. NVRTC's time grows faster than linearly with the unrolled strip
+  // (accumulators x input rows), so tall kernels take short strips.
+  s.strip_h = spec.y.radius() > 7 ? 8 : 32 / strips;
+  s.tile_h = s.strip_h * strips;
+  s.row_stride = s.tile_w + 2 * s.halo;
+  if ((s.row_stride / 2) % 2 == 0) s.row_stride += 2;  // odd word stride: no bank conflicts
+  s.shared_bytes = s.tile_h * s.row_stride * 2;
   return s;
 }
 
@@ -214,7 +210,7 @@ std::string prelude(const BlurSpec& spec, const KernelSchedule& s, const std::st
     p += define("GB_STRIP_H", s.strip_h);
     p += define("GB_HALO", s.halo);
     p += define("GB_SEG", s.seg);
-    p += define("GB_FOLD", s.fold ? 1 : 0);
+    p += define("GB_ROW_STRIDE", s.row_stride);
   }
   return p;
 }
@@ -314,8 +310,7 @@ LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height) {
   const long long row_bytes = static_cast<long long>(width) * kernel.channels;
   return {static_cast<unsigned>((row_bytes + s.tile_w - 1) / s.tile_w),
           static_cast<unsigned>((height + s.tile_h - 1) / s.tile_h),
-          static_cast<unsigned>(s.block_threads),
-          s.variant == KernelVariant::kTiled ? static_cast<unsigned>(s.shared_bytes) : 0u};
+          static_cast<unsigned>(s.block_threads)};
 }
 
 }  // namespace gpublur

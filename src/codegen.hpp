@@ -40,8 +40,8 @@ struct KernelSchedule {
   int strip_h = 0;     // kTiled: output rows per vertical-pass thread
   int halo = 0;        // kTiled: halo bytes each side (multiple of 4)
   int seg = 0;         // kTiled: output bytes per horizontal-pass thread
-  bool fold = false;   // kTiled: horizontal pass folds symmetric taps (narrow kernels)
-  int shared_bytes = 0;  // kTiled: dynamic, set at launch; kWide: static
+  int row_stride = 0;  // kTiled: shared row length in 16-bit values
+  int shared_bytes = 0;
 };
 
 struct GeneratedKernel {
@@ -68,7 +68,6 @@ struct LaunchDims {
   unsigned grid_x = 1;
   unsigned grid_y = 1;
   unsigned block = 1;
-  unsigned dynamic_shared_bytes = 0;  // beyond 48 KiB needs cuda::allow_dynamic_shared first
 };
 
 /// Grid and block for an image of width x height pixels (channels from the kernel).

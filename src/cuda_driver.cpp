@@ -83,7 +83,6 @@ LoadResult load() {
   GB_RESOLVE(cuEventSynchronize);
   GB_RESOLVE(cuEventElapsedTime);
   GB_RESOLVE(cuLaunchKernel);
-  GB_RESOLVE(cuFuncSetAttribute);
 #undef GB_RESOLVE
   result.api = a;
   return result;
@@ -160,13 +159,6 @@ Module::Module(const void* image, const std::string& what) {
   CUmodule raw = nullptr;
   GB_CU_CHECK(api().cuModuleLoadData(&raw, image), "loading " + what);
   module_ = UniqueHandle<ModuleTraits>(raw);
-}
-
-void allow_dynamic_shared(CUfunction function, unsigned bytes) {
-  if (bytes <= 48 * 1024) return;
-  GB_CU_CHECK(api().cuFuncSetAttribute(function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                       static_cast<int>(bytes)),
-              "allowing the kernel " + std::to_string(bytes) + " bytes of shared memory");
 }
 
 CUfunction Module::function(const char* name) const {

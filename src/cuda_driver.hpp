@@ -46,7 +46,6 @@ struct DriverApi {
   decltype(&::cuEventSynchronize) cuEventSynchronize;
   decltype(&::cuEventElapsedTime) cuEventElapsedTime;
   decltype(&::cuLaunchKernel) cuLaunchKernel;
-  decltype(&::cuFuncSetAttribute) cuFuncSetAttribute;
 };
 
 /// Loads the driver on first call (thread-safe) and returns it, or nullptr with `why` saying
@@ -55,10 +54,6 @@ const DriverApi* load_driver(std::string& why);
 
 /// The loaded driver; throws InternalError if load_driver has not succeeded.
 const DriverApi& api();
-
-/// Lets `function` launch with `bytes` of dynamic shared memory (beyond 48 KiB the driver wants
-/// an explicit opt-in). Throws CudaError.
-void allow_dynamic_shared(CUfunction function, unsigned bytes);
 
 /// Throws CudaError "<subject>: <call> failed: CUDA_ERROR_X (<description>)".
 [[noreturn]] void throw_cuda_error(CUresult status, const char* call, const std::string& subject);

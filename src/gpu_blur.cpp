@@ -113,9 +113,8 @@ constexpr SampleFormat format_of() {
 
 void launch(CUfunction function, const LaunchDims& dims, const cuda::Stream& stream,
             void** args) {
-  cuda::allow_dynamic_shared(function, dims.dynamic_shared_bytes);
   GB_CU_CHECK(cuda::api().cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1,
-                                         dims.dynamic_shared_bytes, stream.get(), args, nullptr),
+                                         0, stream.get(), args, nullptr),
               "launching the blur kernel");
 }
 

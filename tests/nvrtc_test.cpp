@@ -68,7 +68,7 @@ TEST_CASE("every variant and border compiles, up to the largest kernels", "[nvrt
                                               {KernelVariant::kTiled, 3, 4, Border::kReflect101},
                                               {KernelVariant::kTiled, 9, 1, Border::kWrap},
                                               {KernelVariant::kTiled, 7, 4, Border::kConstant},
-                                              {KernelVariant::kTiled, 33, 1, Border::kClamp},
+                                              {KernelVariant::kTiled, 65, 1, Border::kClamp},
                                               {KernelVariant::kTiled, 31, 4, Border::kClamp},
                                               {KernelVariant::kWide, 255, 4, Border::kReflect101},
                                               {KernelVariant::kWide, 4095, 1, Border::kConstant},

@@ -7,9 +7,9 @@
 #define GB_BORDER 0
 #define GB_BORDER_VALUE {0u, 0u, 0u, 0u}
 #define GB_BLOCK_THREADS 256
-#define GB_TILE_W 480
-#define GB_TILE_H 32
-#define GB_STRIP_H 8
-#define GB_HALO 16
-#define GB_SEG 60
-#define GB_FOLD 1
+#define GB_TILE_W 256
+#define GB_TILE_H 30
+#define GB_STRIP_H 10
+#define GB_HALO 12
+#define GB_SEG 16
+#define GB_ROW_STRIDE 282
