@@ -50,40 +50,6 @@ __device__ __forceinline__ float byte_as_float(unsigned word, int k) {
   return __uint_as_float(__byte_perm(word, 0x4B000000u, 0x7540u + k)) - 8388608.0f;
 }
 
-// Where the four byte columns of a strip at the image edge read from, worked out once per strip:
-// an in-image byte column, or -1 and the constant border's value.
-struct EdgeColumns {
-  int offset[4];
-  unsigned constant[4];
-};
-
-__device__ __forceinline__ EdgeColumns edge_columns(int xb, int width) {
-  EdgeColumns c;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    int channel;
-    c.offset[k] = source_column(xb + k, width, channel);
-    c.constant[k] = border_value[channel];
-  }
-  return c;
-}
-
-// Four bytes of row y (any row) for an edge strip: the row is mapped once, and the four loads
-// are independent, so the strip's rows are all in flight together as in the interior.
-__device__ __forceinline__ unsigned edge_word(const unsigned char* __restrict__ in, int pitch,
-                                              const EdgeColumns& columns, int y, int height) {
-  const int sy = border_index(y, height);
-  const unsigned char* row = in + static_cast<size_t>(sy < 0 ? 0 : sy) * pitch;
-  unsigned word = 0;
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const unsigned v = (sy < 0 || columns.offset[k] < 0) ? columns.constant[k]
-                                                          : __ldg(row + columns.offset[k]);
-    word |= v << (8 * k);
-  }
-  return word;
-}
-
 // The vertical pass for one word column and one strip; `interior`: no border can be reached.
 // acc starts at 2^7 (the rounding term); a = acc < 2^24 is exact in FP32. Adding 2^31 rounding
 // down leaves floor(a / 2^8) in the low mantissa bits (the float's ulp there is 2^8), so the

@@ -111,7 +111,8 @@ void define_gpu_options(CLI::App& app, Options& o, RawChoices& raw) {
                  "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
   app.add_option(
          "--kernel", raw.kernel,
-         "GPU kernel: auto (fastest that applies), tiled, wide, naive (the seed's 2-D loop), or "
+         "GPU kernel: auto (fastest that applies), mma (tensor cores, sm_80+), tiled, wide, naive "
+         "(the seed's 2-D loop), or "
          "general (two passes; the one for 16-bit, HDR and premultiplied blurs)")
       ->default_str("auto");
   app.add_option("--dump-ptx", o.dump_ptx,

@@ -24,9 +24,15 @@ constexpr int kMaxTileH = 16;
 // code grows past the instruction cache and registers spill.
 constexpr int kTiledMaxRadiusY = 32;
 constexpr int kTiledMaxHaloBytes = 128;
+// blur_mma.cu: two k32 steps of vertical product (16 + 2r rows <= 64), and a horizontal halo
+// whose two byte planes of 64 rows still fit 48 KiB of static shared memory.
+constexpr int kMmaMaxRadiusY = 24;
+constexpr int kMmaMaxHaloBytes = 64;
+constexpr int kMmaMinArch = 80;  // mma.m16n8k32 with u8 operands
 
-constexpr std::array<std::pair<KernelVariant, std::string_view>, 5> kVariantNames = {{
+constexpr std::array<std::pair<KernelVariant, std::string_view>, 6> kVariantNames = {{
     {KernelVariant::kAuto, "auto"},
+    {KernelVariant::kMma, "mma"},
     {KernelVariant::kTiled, "tiled"},
     {KernelVariant::kWide, "wide"},
     {KernelVariant::kNaive, "naive"},
@@ -89,6 +95,33 @@ KernelSchedule tiled_schedule(const BlurSpec& spec) {
   return s;
 }
 
+// Shared memory of one warp in blur_mma.cu: a ring of 4 input slots (48-byte rows, the step's
+// 16 + 2r rows rounded up to 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16).
+int mma_warp_shared_bytes(const BlurSpec& spec, int pad) {
+  const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
+  const int chunks_x = 1 + pad / 16;
+  return 4 * 48 * slot_rows + 2 * 16 * (32 * chunks_x + 16);
+}
+// The block's table of horizontal tap fragments: per window chunk, 4 N-tiles x 2 bytes x 32 lanes x 8 bytes.
+int mma_tap_table_bytes(int pad) { return (1 + pad / 16) * 2048; }
+
+KernelSchedule mma_schedule(const BlurSpec& spec) {
+  KernelSchedule s;
+  s.variant = KernelVariant::kMma;
+  s.halo = std::max(16, (spec.x.radius() * spec.channels + 15) / 16 * 16);
+  const int warp_bytes = mma_warp_shared_bytes(spec, s.halo);
+  const int table_bytes = mma_tap_table_bytes(s.halo);
+  const int warps = 4 * warp_bytes + table_bytes <= kSharedLimit ? 4 : 2;  // 16 rows each
+  s.block_threads = 32 * warps;
+  s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
+  s.tile_h = 16 * warps;
+  s.shared_bytes = warps * warp_bytes + table_bytes;
+  // Small kernels fit 80 registers (6 blocks, 24 warps per SM) with at most a few bytes of
+  // spill; two k32 steps vertically or more than three horizontally need the full 128.
+  s.min_blocks = spec.y.radius() <= 8 && s.halo <= 32 ? 6 : 4;
+  return s;
+}
+
 KernelSchedule wide_schedule(const BlurSpec& spec) {
   KernelSchedule s;
   s.variant = KernelVariant::kWide;
@@ -125,6 +158,8 @@ std::string_view template_for(KernelVariant variant) {
       return kNaiveBlurCu;
     case KernelVariant::kGeneral:
       return kBlurGeneralCu;
+    case KernelVariant::kMma:
+      return kBlurMmaCu;
     default:
       return kBlurWideCu;
   }
@@ -206,6 +241,10 @@ std::string prelude(const BlurSpec& spec, const KernelSchedule& s, const std::st
     p += define("GB_TILE_W", s.tile_w);
     p += define("GB_TILE_H", s.tile_h);
   }
+  if (s.variant == KernelVariant::kMma) {
+    p += define("GB_PAD", s.halo);
+    p += define("GB_MIN_BLOCKS", s.min_blocks);
+  }
   if (s.variant == KernelVariant::kTiled) {
     p += define("GB_STRIP_H", s.strip_h);
     p += define("GB_HALO", s.halo);
@@ -236,8 +275,20 @@ bool tiled_supports(const BlurSpec& spec) {
          spec.x.radius() * spec.channels <= kTiledMaxHaloBytes;
 }
 
+// The tensor-core product splits each tap into two bytes, so a lone tap of 2^16 (a 1-wide
+// axis, or a sigma so small that the neighbours round to 0) cannot be one of its operands.
+bool taps_below_2_16(const Weights& w) {
+  return std::all_of(w.taps.begin(), w.taps.end(), [](std::uint32_t q) { return q < 65536u; });
+}
+
+bool mma_supports(const BlurSpec& spec, int arch) {
+  return (arch == 0 || arch >= kMmaMinArch) && spec.y.radius() <= kMmaMaxRadiusY &&
+         spec.x.radius() * spec.channels <= kMmaMaxHaloBytes && taps_below_2_16(spec.x) &&
+         taps_below_2_16(spec.y);
+}
+
 KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
-                               SampleFormat format) {
+                               SampleFormat format, int arch) {
   if (format != SampleFormat::k8 || spec.premultiplied) {
     if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
       throw UsageError("--kernel " + std::string(variant_name(requested)) +
@@ -253,6 +304,14 @@ KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
       return naive_schedule();
     case KernelVariant::kWide:
       return wide_schedule(spec);
+    case KernelVariant::kMma:
+      if (!mma_supports(spec, arch)) {
+        throw UsageError("--kernel mma needs sm_80 or later, radius up to " +
+                         std::to_string(kMmaMaxRadiusY) + ", radius x channels up to " +
+                         std::to_string(kMmaMaxHaloBytes) +
+                         " and every tap below 65536 (sigma not tiny); use --kernel auto");
+      }
+      return mma_schedule(spec);
     case KernelVariant::kTiled:
       if (!tiled_supports(spec)) {
         throw UsageError("--kernel tiled supports radius up to " +
@@ -263,13 +322,14 @@ KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
     case KernelVariant::kAuto:
       break;
   }
+  if (mma_supports(spec, arch)) return mma_schedule(spec);
   return tiled_supports(spec) ? tiled_schedule(spec) : wide_schedule(spec);
 }
 
 GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
-                                SampleFormat format) {
+                                SampleFormat format, int arch) {
   GeneratedKernel k;
-  k.schedule = choose_schedule(spec, requested, format);
+  k.schedule = choose_schedule(spec, requested, format, arch);
   k.channels = spec.channels;
   k.format = format;
   const bool general = k.schedule.variant == KernelVariant::kGeneral;

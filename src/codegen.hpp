@@ -13,7 +13,8 @@ namespace gpublur {
 
 /// Which kernel template computes the blur. All give identical bytes; they differ in speed.
 enum class KernelVariant {
-  kAuto,   // kTiled where it applies, else kWide
+  kAuto,   // kMma where it applies, else kTiled, else kWide
+  kMma,    // kernels/blur_mma.cu: integer tensor cores (sm_80+); radius <= 24, radius x C <= 64
   kTiled,  // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
   kWide,   // kernels/blur_wide.cu: any radius, taps from constant memory
   kNaive,  // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
@@ -29,6 +30,9 @@ std::optional<KernelVariant> parse_variant(std::string_view name);
 
 /// Whether blur_tiled.cu can run this spec (its unrolled code and halo have limits).
 bool tiled_supports(const BlurSpec& spec);
+/// Whether blur_mma.cu can run this spec on compute capability `arch` (e.g. 90; 0: not known,
+/// taken as a current GPU). It needs sm_80's integer mma and taps below 2^16.
+bool mma_supports(const BlurSpec& spec, int arch);
 
 /// How the kernel is run. Chosen from the spec, never from the image, so one compiled kernel
 /// serves every image size.
@@ -38,10 +42,11 @@ struct KernelSchedule {
   int tile_w = 256;    // output bytes per block
   int tile_h = 16;     // output rows per block
   int strip_h = 0;     // kTiled: output rows per vertical-pass thread
-  int halo = 0;        // kTiled: halo bytes each side (multiple of 4)
+  int halo = 0;        // kTiled, kMma: intermediate columns each side (multiple of 4, 16)
   int seg = 0;         // kTiled: output bytes per horizontal-pass thread
   int row_stride = 0;  // kTiled: shared row length in 16-bit values
   int shared_bytes = 0;
+  int min_blocks = 0;  // kMma: blocks per SM the register budget is cut for (__launch_bounds__)
 };
 
 struct GeneratedKernel {
@@ -55,14 +60,15 @@ struct GeneratedKernel {
   KernelSchedule schedule;
 };
 
-/// Throws UsageError when `requested` is kTiled and the spec is outside its limits, or when a
-/// blur only kGeneral computes (see SampleFormat) asks for another variant.
+/// `arch` is the compute capability the kernel is for (e.g. 90), 0 when not known.
+/// Throws UsageError when `requested` is kTiled or kMma and the spec or arch is outside its
+/// limits, or when a blur only kGeneral computes (see SampleFormat) asks for another variant.
 KernelSchedule choose_schedule(const BlurSpec& spec,
                                KernelVariant requested = KernelVariant::kAuto,
-                               SampleFormat format = SampleFormat::k8);
+                               SampleFormat format = SampleFormat::k8, int arch = 0);
 GeneratedKernel generate_kernel(const BlurSpec& spec,
                                 KernelVariant requested = KernelVariant::kAuto,
-                                SampleFormat format = SampleFormat::k8);
+                                SampleFormat format = SampleFormat::k8, int arch = 0);
 
 struct LaunchDims {
   unsigned grid_x = 1;

@@ -9,6 +9,7 @@ namespace gpublur {
 extern const std::string_view kCommonCuh;    // kernels/common.cuh
 extern const std::string_view kBlurTiledCu;  // kernels/blur_tiled.cu
 extern const std::string_view kBlurWideCu;   // kernels/blur_wide.cu
+extern const std::string_view kBlurMmaCu;    // kernels/blur_mma.cu
 extern const std::string_view kNaiveBlurCu;  // kernels/naive_blur.cu
 extern const std::string_view kArithmeticCuh;  // kernels/arithmetic.cuh
 extern const std::string_view kBlurGeneralCu;  // kernels/blur_general.cu

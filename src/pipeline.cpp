@@ -366,10 +366,12 @@ bool Invocation::premultiply(const Raster<Sample>* image, int channels) {
 template <typename Sample>
 Raster<Sample> Invocation::blur(const Raster<Sample>& image, const BlurSpec& spec,
                                 SampleFormat format) {
-  const GeneratedKernel kernel = generate_kernel(spec, o_.kernel, format);
-  if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
   wait_for_gpu();
   const bool have_gpu = gpu_ && gpu_->info;
+  // The kernel is written for the architecture it will be compiled for (0: none known).
+  const int arch = o_.arch ? o_.arch->number() : have_gpu ? gpu_->info->arch.number() : 0;
+  const GeneratedKernel kernel = generate_kernel(spec, o_.kernel, format, arch);
+  if (o_.dump_source) write_text(*o_.dump_source, kernel.source, out_);
   if (o_.device == DeviceChoice::kGpu && !have_gpu) {
     throw Error("no usable GPU: " + (gpu_ ? gpu_->why : std::string("not asked for")) +
                 " (leave out --device gpu to blur on the CPU)");

@@ -47,7 +47,9 @@ void check_golden(const std::string& name, const std::string& source) {
 }  // namespace
 
 TEST_CASE("generated source matches the golden files", "[codegen]") {
-  check_golden("tiled_7x7_c3_clamp.cu", generate_kernel(test::make_test_spec(7, 1.5, 3)).source);
+  check_golden("mma_7x7_c3_clamp.cu", generate_kernel(test::make_test_spec(7, 1.5, 3)).source);
+  check_golden("tiled_7x7_c3_clamp.cu",
+               generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kTiled).source);
   check_golden("wide_3x3_c4_constant.cu",
                generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255}),
                                KernelVariant::kWide)
@@ -60,7 +62,8 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
 
 TEST_CASE("the templates follow the prelude unchanged", "[codegen]") {
   const auto [variant, expected_template] =
-      GENERATE(table<KernelVariant, std::string_view>({{KernelVariant::kTiled, kBlurTiledCu},
+      GENERATE(table<KernelVariant, std::string_view>({{KernelVariant::kMma, kBlurMmaCu},
+                                                       {KernelVariant::kTiled, kBlurTiledCu},
                                                        {KernelVariant::kWide, kBlurWideCu},
                                                        {KernelVariant::kNaive, kNaiveBlurCu}}));
   const GeneratedKernel k =
@@ -76,22 +79,45 @@ TEST_CASE("the templates follow the prelude unchanged", "[codegen]") {
   CHECK(k.channels == 1);
 }
 
-TEST_CASE("auto picks the tiled kernel where it applies, else the wide one", "[codegen]") {
-  CHECK(choose_schedule(test::make_test_spec(7, 1.5, 3)).variant == KernelVariant::kTiled);
-  CHECK(choose_schedule(test::make_test_spec(31, 5.0, 4)).variant == KernelVariant::kTiled);
-  CHECK(choose_schedule(test::make_test_spec(65, 10.0, 1)).variant == KernelVariant::kTiled);
-  CHECK(choose_schedule(test::make_test_spec(67, 10.0, 1)).variant == KernelVariant::kWide);
-  CHECK(choose_schedule(test::make_test_spec(101, 16.0, 3)).variant == KernelVariant::kWide);
+TEST_CASE("auto picks the tensor-core kernel, else the tiled one, else the wide one", "[codegen]") {
+  const auto pick = [](int size, double sigma, int channels, int arch) {
+    return choose_schedule(test::make_test_spec(size, sigma, channels), KernelVariant::kAuto,
+                           SampleFormat::k8, arch)
+        .variant;
+  };
+  CHECK(pick(7, 1.5, 3, 0) == KernelVariant::kMma);   // arch not known: a current GPU
+  CHECK(pick(7, 1.5, 3, 90) == KernelVariant::kMma);
+  CHECK(pick(7, 1.5, 3, 80) == KernelVariant::kMma);
+  CHECK(pick(7, 1.5, 3, 75) == KernelVariant::kTiled);  // no u8 mma.m16n8k32 before sm_80
+  CHECK(pick(31, 5.0, 4, 90) == KernelVariant::kMma);   // halo 60 bytes
+  CHECK(pick(49, 8.0, 1, 90) == KernelVariant::kMma);   // radius 24
+  CHECK(pick(51, 8.0, 1, 90) == KernelVariant::kTiled);
+  CHECK(pick(23, 4.0, 4, 90) == KernelVariant::kMma);   // halo 44
+  CHECK(pick(33, 5.0, 4, 90) == KernelVariant::kMma);   // halo 64, the limit
+  CHECK(pick(35, 5.5, 4, 90) == KernelVariant::kTiled);  // halo 68
+  CHECK(pick(3, 0.1, 3, 90) == KernelVariant::kTiled);  // centre tap 2^16: not two bytes
+  CHECK(pick(1, 0.5, 3, 90) == KernelVariant::kTiled);
+  CHECK(pick(65, 10.0, 1, 90) == KernelVariant::kTiled);
+  CHECK(pick(67, 10.0, 1, 90) == KernelVariant::kWide);
+  CHECK(pick(101, 16.0, 3, 90) == KernelVariant::kWide);
   CHECK_THROWS_AS(choose_schedule(test::make_test_spec(101, 16.0, 3), KernelVariant::kTiled),
+                  UsageError);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
+                                  SampleFormat::k8, 75),
+                  UsageError);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(3, 0.1, 3), KernelVariant::kMma),
                   UsageError);
 }
 
 TEST_CASE("launch dimensions cover the image", "[codegen]") {
-  const GeneratedKernel k = generate_kernel(test::make_test_spec(7, 1.5, 3));
-  const LaunchDims d = launch_dims(k, 1000, 777);
-  CHECK(static_cast<long long>(d.grid_x) * k.schedule.tile_w >= 3000);
-  CHECK(static_cast<long long>(d.grid_y) * k.schedule.tile_h >= 777);
-  CHECK(d.block == 256);
+  for (KernelVariant variant : {KernelVariant::kMma, KernelVariant::kTiled, KernelVariant::kWide}) {
+    const GeneratedKernel k = generate_kernel(test::make_test_spec(7, 1.5, 3), variant);
+    const LaunchDims d = launch_dims(k, 1000, 777);
+    CHECK(static_cast<long long>(d.grid_x) * k.schedule.tile_w >= 3000);
+    CHECK(static_cast<long long>(d.grid_x - 1) * k.schedule.tile_w < 3000);
+    CHECK(static_cast<long long>(d.grid_y) * k.schedule.tile_h >= 777);
+    CHECK(static_cast<int>(d.block) == k.schedule.block_threads);
+  }
 }
 
 TEST_CASE("same spec, same bytes", "[codegen]") {
@@ -108,6 +134,11 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
       CHECK(s.shared_bytes <= 48 * 1024);
       if (s.variant == KernelVariant::kWide) {
         CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
+      } else if (s.variant == KernelVariant::kMma) {
+        CHECK(s.halo >= (size / 2) * channels);
+        CHECK(s.halo % 16 == 0);
+        CHECK(s.tile_h == s.block_threads / 2);  // 16 rows per warp
+        CHECK(s.tile_w % 32 == 0);
       } else {
         CHECK(s.halo >= (size / 2) * channels);
         CHECK((s.row_stride / 2) % 2 == 1);

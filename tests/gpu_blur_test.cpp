@@ -30,12 +30,22 @@ struct Case {
   std::vector<Run> runs;
 };
 
-std::vector<Run> runs_for(bool with_ptx, bool with_naive) {
+// Auto (the tensor-core kernel where it applies), the tiled kernel where it applies and auto
+// is another, the wide kernel; PTX and the naive kernel where asked.
+std::vector<Run> runs_for(const BlurSpec& spec, bool with_ptx, bool with_naive) {
   std::vector<Run> runs{{KernelVariant::kAuto, Target::kCubin},
                         {KernelVariant::kWide, Target::kCubin}};
+  if (tiled_supports(spec) && mma_supports(spec, gpu().arch.number())) {
+    runs.push_back({KernelVariant::kTiled, Target::kCubin});
+  }
   if (with_ptx) runs.push_back({KernelVariant::kAuto, Target::kPtx});
   if (with_naive) runs.push_back({KernelVariant::kNaive, Target::kCubin});
   return runs;
+}
+
+// The kernel as the program generates it for this GPU.
+GeneratedKernel kernel_for(const BlurSpec& spec, KernelVariant variant) {
+  return generate_kernel(spec, variant, SampleFormat::k8, gpu().arch.number());
 }
 
 void require_gpu_equals_cpu(const std::vector<Case>& cases) {
@@ -45,7 +55,7 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
   const NvrtcVersion nvrtc = nvrtc_version();
   for (const Case& c : cases) {
     for (const Run& run : c.runs) {
-      GeneratedKernel kernel = generate_kernel(c.spec, run.variant);
+      GeneratedKernel kernel = kernel_for(c.spec, run.variant);
       Key key{kernel.source, run.target};
       if (compiled.count(key)) continue;
       const CompilePlan plan = plan_compile(gpu().arch, run.target, nvrtc);
@@ -57,7 +67,7 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
   for (const Case& c : cases) {
     const Image cpu = blur_on_cpu(c.image, c.spec);
     for (const Run& run : c.runs) {
-      const GeneratedKernel kernel = generate_kernel(c.spec, run.variant);
+      const GeneratedKernel kernel = kernel_for(c.spec, run.variant);
       CAPTURE(c.image.width, c.image.height, c.image.channels, c.spec.x.size,
               border_name(c.spec.border), variant_name(kernel.schedule.variant),
               target_name(run.target));
@@ -81,7 +91,7 @@ TEST_CASE("GPU == CPU for kernel sizes 1 to 31, 1-4 channels, awkward shapes", "
       for (int size = 1; size <= 31; size += 2) {
         const BlurSpec spec = test::make_test_spec(size, size / 4.0 + 0.3, channels);
         const bool sampled = size == 1 || size == 7 || size == 31;  // PTX JIT and naive: a sample
-        cases.push_back({in, spec, runs_for(sampled, sampled || size <= 5)});
+        cases.push_back({in, spec, runs_for(spec, sampled, sampled || size <= 5)});
       }
     }
   }
@@ -103,19 +113,20 @@ TEST_CASE("GPU == CPU for every border, radius beyond the image", "[gpu]") {
       const Image in = test::random_image(width, height, channels, 99);
       const BlurSpec spec =
           test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3});
-      cases.push_back({in, spec, runs_for(size == 7, true)});
+      cases.push_back({in, spec, runs_for(spec, size == 7, true)});
     }
   }
   require_gpu_equals_cpu(cases);
 }
 
-TEST_CASE("GPU == CPU for large kernels, both sides of the tiled kernel's limits", "[gpu]") {
+TEST_CASE("GPU == CPU for large kernels, both sides of the mma and tiled kernels' limits", "[gpu]") {
   std::vector<Case> cases;
   for (auto [size, channels] :
-       std::vector<std::pair<int, int>>{{65, 1}, {67, 1}, {43, 3}, {101, 3}, {255, 4}, {255, 1}}) {
+       std::vector<std::pair<int, int>>{
+           {65, 1}, {67, 1}, {49, 1}, {51, 1}, {43, 3}, {33, 4}, {101, 3}, {255, 4}, {255, 1}}) {
     const BlurSpec spec = test::make_test_spec(size, size / 6.0, channels, Border::kReflect101);
     cases.push_back(
-        {test::random_image(700, 300, channels, 5), spec, runs_for(false, size <= 101)});
+        {test::random_image(700, 300, channels, 5), spec, runs_for(spec, false, size <= 101)});
   }
   require_gpu_equals_cpu(cases);
 }
@@ -127,7 +138,7 @@ TEST_CASE("GPU == CPU for anisotropic kernels", "[gpu]") {
     const BlurSpec spec =
         test::make_test_spec(sx, sx / 5.0 + 0.3, sy, sy / 5.0 + 0.3, channels, Border::kReflect101);
     cases.push_back({test::random_image(613, 211, channels, 31), spec,
-                     runs_for(sx == 7, sx <= 31 && sy <= 31)});
+                     runs_for(spec, sx == 7, sx <= 31 && sy <= 31)});
   }
   require_gpu_equals_cpu(cases);
 }
@@ -138,7 +149,7 @@ TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fa
        std::vector<std::pair<int, int>>{{3, 3}, {7, 1}, {7, 4}, {15, 2}, {31, 3}}) {
     const BlurSpec spec = test::make_test_spec(size, size / 5.0, channels, Border::kReflect);
     cases.push_back(
-        {test::random_image(2111, 523, channels, 21), spec, runs_for(size == 7, false)});
+        {test::random_image(2111, 523, channels, 21), spec, runs_for(spec, size == 7, false)});
   }
   require_gpu_equals_cpu(cases);
 }
@@ -146,7 +157,7 @@ TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fa
 TEST_CASE("GPU result is within 1 LSB of the float64 reference", "[gpu]") {
   const Image in = test::random_image(61, 47, 3, 11);
   const BlurSpec spec = test::make_test_spec(7, 1.5, 3);
-  const GeneratedKernel kernel = generate_kernel(spec);
+  const GeneratedKernel kernel = kernel_for(spec, KernelVariant::kAuto);
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
   const Image out = blur_on_gpu(session(), in, kernel, compiled).output;

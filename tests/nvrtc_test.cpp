@@ -42,7 +42,12 @@ TEST_CASE("NVRTC is present and knows the architectures gpublur targets", "[nvrt
 
 TEST_CASE("the blur kernel compiles to PTX and CUBIN without a GPU", "[nvrtc]") {
   const int arch_number = GENERATE(75, 80, 86, 89, 90, 120);
-  const GeneratedKernel kernel = generate_kernel(test::make_test_spec(7, 1.5, 3));
+  // Auto picks the tensor-core kernel from sm_80 on, the tiled one for sm_75.
+  const GeneratedKernel kernel =
+      generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kAuto, SampleFormat::k8,
+                      arch_number);
+  CHECK(kernel.schedule.variant ==
+        (arch_number >= 80 ? KernelVariant::kMma : KernelVariant::kTiled));
   const Arch arch = arch_from_number(arch_number);
   CAPTURE(arch.sm());
 
@@ -63,7 +68,11 @@ TEST_CASE("the blur kernel compiles to PTX and CUBIN without a GPU", "[nvrtc]") 
 
 TEST_CASE("every variant and border compiles, up to the largest kernels", "[nvrtc]") {
   const auto [variant, size, channels, border] = GENERATE(
-      table<KernelVariant, int, int, Border>({{KernelVariant::kTiled, 7, 3, Border::kClamp},
+      table<KernelVariant, int, int, Border>({{KernelVariant::kMma, 7, 3, Border::kClamp},
+                                              {KernelVariant::kMma, 3, 1, Border::kReflect},
+                                              {KernelVariant::kMma, 31, 4, Border::kConstant},
+                                              {KernelVariant::kMma, 49, 1, Border::kWrap},
+                                              {KernelVariant::kTiled, 7, 3, Border::kClamp},
                                               {KernelVariant::kTiled, 5, 2, Border::kReflect},
                                               {KernelVariant::kTiled, 3, 4, Border::kReflect101},
                                               {KernelVariant::kTiled, 9, 1, Border::kWrap},

@@ -1,0 +1,424 @@
+// blur_mma.cu — the fused separable blur on integer tensor cores (sm_80 and later), for vertical
+// radius up to 24 and horizontal radius x channels up to 64. Same arithmetic as every other
+// path (common.cuh); only the order of exact integer additions differs.
+//
+// Both passes are small integer matrix products, mma.m16n8k32 with u8 operands and s32 sums:
+//
+//  vertical   a[o][x] = sum_k W[o][k] p[k][x]: W is the banded 16 x 32 matrix of the vertical
+//             taps (W[o][k] = qy[k - o]), p is 32 input rows of 8 byte columns. The 16-bit taps
+//             are split into bytes, q = 256 qh + ql, so a = 256 (Wh p) + (Wl p): two products,
+//             each sum < 2^24, exact in s32.
+//  horizontal b[y][x] = sum_k m[y][k] T[k][x]: m is the intermediate (16 rows of a 32-byte
+//             window), T the banded matrix of the horizontal taps with the channel stride. Both
+//             m and q are 16-bit, split into bytes: b = 2^16 mh.qh + 2^8 (mh.ql + ml.qh) + ml.ql,
+//             four products, combined mod 2^32 (b < 2^32, weights.hpp).
+//
+// One warp owns 16 rows of a block's tile through both passes and walks across the tile 32
+// intermediate columns at a time. Each step's input rows (32 bytes each, border applied) are
+// copied into a ring of kStages shared slots with cp.async, several steps ahead, so the copies
+// are in flight while the warp multiplies. The intermediate goes to a ring of kChunksX slots as
+// two byte planes (low and high byte of m); as soon as a 32 x (32 kChunksX) window is complete
+// the horizontal product reads it with ldmatrix and writes 8 consecutive output bytes per lane
+// and row. Warps share nothing, so no block-wide barrier is needed.
+#ifndef GB_COMMON_INCLUDED
+#include "common.cuh"
+#endif
+
+#ifndef GB_TILE_W
+#define GB_TILE_W 480
+#define GB_TILE_H 64
+#define GB_BLOCK_THREADS 128
+#define GB_PAD 16
+#define GB_MIN_BLOCKS 6
+#endif
+
+namespace gb {
+
+constexpr int kTileW = GB_TILE_W;   // output bytes per tile row: 32 per horizontal step
+constexpr int kTileH = GB_TILE_H;   // output rows per tile: 16 per warp
+constexpr int kPad = GB_PAD;        // intermediate columns each side of the tile, >= r * C
+constexpr int kWarps = GB_BLOCK_THREADS / 32;
+constexpr int kUnits = kTileW / 32;                      // horizontal steps (32 outputs each)
+constexpr int kRowsNeeded = 16 + 2 * kRadiusY;           // input rows of one vertical step
+constexpr int kChunksY = (kRowsNeeded + 31) / 32;        // k32 steps of the vertical product
+constexpr int kChunksX = 1 + kPad / 16;                  // k32 steps of the horizontal window
+constexpr int kColumnTasks = kUnits + kChunksX - 1;      // vertical steps: tile + halo
+constexpr int kHaloX = kRadiusX * kChannels;
+constexpr int kStages = 4;                               // input ring: steps in flight
+constexpr int kStageStride = 48;                         // bytes per staged row (32 used): see read_step
+constexpr int kSlotRows = (kRowsNeeded + 15) / 16 * 16;  // the 16-row halves a fragment reads (rows
+                                                         // past kRowsNeeded: never written, weight 0)
+constexpr int kStageBytes = kStageStride * kSlotRows;
+constexpr int kRing = kChunksX;                          // intermediate slots: one window
+constexpr int kPlaneStride = 32 * kRing + 16;            // 16 x odd bytes: ldmatrix rows on distinct banks
+constexpr int kPlaneBytes = 16 * kPlaneStride;
+constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
+constexpr int kTapFragments = kChunksX * 4 * 2;          // horizontal B: [chunk][N-tile][byte]
+
+static_assert(kTileH == 16 * kWarps, "one warp per 16 rows");
+static_assert(kTileW % 32 == 0 && kPad % 16 == 0 && kHaloX <= kPad, "tile shape");
+static_assert(kChunksY <= 2, "vertical radius up to 24");
+static_assert((kStages & (kStages - 1)) == 0, "ring index by mask");
+
+// Byte `hi` (0 low, 1 high) of the tap that an input `d` rows below output row 0 gets, or 0.
+__host__ __device__ constexpr unsigned tap_byte_y(int d, int hi) {
+  return d < 0 || d >= kSizeY ? 0u : (tap_y(d) >> (8 * hi)) & 255u;
+}
+// The same for an input `delta` bytes right of the output byte: taps are kChannels apart.
+__host__ __device__ constexpr unsigned tap_byte_x(int delta, int hi) {
+  if (delta % kChannels != 0) return 0u;
+  const int i = delta / kChannels + kRadiusX;
+  return i < 0 || i >= kSizeX ? 0u : (tap_x(i) >> (8 * hi)) & 255u;
+}
+
+// Operand registers hold 4 consecutive k (element e in byte e), so every fragment register is
+// a window of 4 consecutive tap bytes: table[i] packs the taps at offsets first + i .. + 3.
+template <int kFirst, int kCount>
+struct TapWindows {
+  unsigned word[2][kCount];  // [low, high byte][offset - kFirst]
+};
+constexpr int kFirstY = -15;
+constexpr int kCountY = 32 * kChunksY - kFirstY;
+constexpr int kFirstX = -31 - kPad;
+constexpr int kCountX = 63 + 2 * kPad;
+
+__host__ __device__ constexpr TapWindows<kFirstY, kCountY> make_windows_y() {
+  TapWindows<kFirstY, kCountY> t{};
+  for (int hi = 0; hi < 2; ++hi)
+    for (int i = 0; i < kCountY; ++i)
+      for (int e = 0; e < 4; ++e) t.word[hi][i] |= tap_byte_y(kFirstY + i + e, hi) << (8 * e);
+  return t;
+}
+__host__ __device__ constexpr TapWindows<kFirstX, kCountX> make_windows_x() {
+  TapWindows<kFirstX, kCountX> t{};
+  for (int hi = 0; hi < 2; ++hi)
+    for (int i = 0; i < kCountX; ++i)
+      for (int e = 0; e < 4; ++e) t.word[hi][i] |= tap_byte_x(kFirstX + i + e, hi) << (8 * e);
+  return t;
+}
+// In global memory (each lane reads its own entries; constant memory would serialise them).
+__device__ const TapWindows<kFirstY, kCountY> windows_y = make_windows_y();
+__device__ const TapWindows<kFirstX, kCountX> windows_x = make_windows_x();
+
+__device__ __forceinline__ unsigned window_y(int hi, int d) { return __ldg(&windows_y.word[hi][d - kFirstY]); }
+__device__ __forceinline__ unsigned window_x(int hi, int delta) { return __ldg(&windows_x.word[hi][delta - kFirstX]); }
+
+// d += a (16x32 u8, row-major) x b (32x8 u8, column-major), sums in s32.
+__device__ __forceinline__ void mma_u8(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%0,%1,%2,%3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+// d = a x b: a zero accumulator, which needs no registers set first.
+__device__ __forceinline__ void mma_u8_first(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%10,%10,%10};"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0u));
+}
+template <int kChunks>
+__device__ __forceinline__ void mma_u8_chain(unsigned (&d)[4], const unsigned (&a)[kChunks][4],
+                                             const unsigned (&b)[kChunks][2][4], int i) {
+  mma_u8_first(d, a[0], b[0][0][i], b[0][1][i]);
+#pragma unroll
+  for (int c = 1; c < kChunks; ++c) mma_u8(d, a[c], b[c][0][i], b[c][1][i]);
+}
+
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(p));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address)
+               : "memory");
+}
+
+// 4 words of 4 rows (bytes = 4 columns) -> 4 words of 4 columns (bytes = 4 rows).
+__device__ __forceinline__ void transpose4(unsigned (&w)[4]) {
+  const unsigned lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
+  const unsigned lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
+  w[0] = __byte_perm(lo01, lo23, 0x5410);
+  w[1] = __byte_perm(lo01, lo23, 0x7632);
+  w[2] = __byte_perm(hi01, hi23, 0x5410);
+  w[3] = __byte_perm(hi01, hi23, 0x7632);
+}
+
+struct Lane {
+  int g;  // lane / 4: the fragment row (A, C) or column (B)
+  int t;  // lane % 4: which 4 k's (A, B) or 2 columns (C)
+};
+
+__device__ __forceinline__ void cp_async16(unsigned char* dst, const unsigned char* src) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+// Where a warp's input rows come from: the rows y_top .. y_top + kRowsNeeded - 1 lie inside the
+// image for most warps, and then each lane's copies are a fixed pointer plus 32 bytes per step.
+struct StageSource {
+  const unsigned char* lane_src;  // row y_top + lane / 2, piece lane % 2, of step 0 (rows inside)
+  int lane_dst;                   // that piece's offset in a slot
+  bool rows_inside;
+};
+
+__device__ __forceinline__ StageSource stage_source(const unsigned char* __restrict__ in, int pitch,
+                                                    int height, int xv0, int y_top, int lane) {
+  StageSource s;
+  s.rows_inside = y_top >= 0 && y_top + kRowsNeeded <= height;
+  s.lane_src = in + static_cast<ptrdiff_t>(s.rows_inside ? y_top + (lane >> 1) : 0) * pitch + xv0 + 16 * (lane & 1);
+  s.lane_dst = kStageStride * (lane >> 1) + 16 * (lane & 1);
+  return s;
+}
+
+// Copies the input of vertical step `step` into a slot: rows y_top .. y_top + kRowsNeeded - 1,
+// byte columns xv .. xv + 31, with the border applied. Whole 16-byte pieces inside the image
+// go by cp.async; pieces crossing the left or right edge, and border rows, byte by byte.
+__device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
+                                           int height, int row_bytes, const StageSource& source,
+                                           int xv, int y_top, int step, unsigned char* slot, int lane) {
+  if (source.rows_inside && xv >= 0 && xv + 32 <= row_bytes) {
+    const unsigned char* src = source.lane_src + 32 * step;
+#pragma unroll
+    for (int i = 0; i < (2 * kRowsNeeded + 31) / 32; ++i) {  // rows lane / 2 + 16 i
+      if (32 * i + lane < 2 * kRowsNeeded) {
+        cp_async16(slot + source.lane_dst + 16 * kStageStride * i, src + static_cast<ptrdiff_t>(16 * i) * pitch);
+      }
+    }
+    cp_async_commit();
+    return;
+  }
+#pragma unroll 1
+  for (int q = lane; q < 2 * kRowsNeeded; q += 32) {
+    const int k = q >> 1;
+    const int xb = xv + 16 * (q & 1);
+    unsigned char* dst = slot + kStageStride * k + 16 * (q & 1);
+    const int sy = border_index(y_top + k, height);
+    if (sy >= 0 && xb >= 0 && xb + 16 <= row_bytes) {
+      cp_async16(dst, in + static_cast<size_t>(sy) * pitch + xb);
+    } else {
+      for (int b = 0; b < 16; ++b) {
+        int channel;
+        const int sx = source_column(xb + b, width, channel);
+        dst[b] = static_cast<unsigned char>(sy < 0 || sx < 0 ? border_value[channel]
+                                                              : __ldg(in + static_cast<size_t>(sy) * pitch + sx));
+      }
+    }
+  }
+  cp_async_commit();
+}
+
+// The words one lane feeds the vertical product: input rows 32c + 16h + 4t + e of the step
+// (e = 0..3), byte columns 4g .. 4g + 3; rows past the kernel's reach are zero (their taps are 0).
+struct TaskWords {
+  unsigned w[kChunksY][2][4];
+};
+
+// Row 32c + 16h + 4t + e, word g: one lane offset plus constants. The 48-byte row stride puts
+// the four rows lanes t = 0..3 read together on two bank groups (a 2-way conflict on 8 loads a
+// step), which costs less than the index arithmetic of a conflict-free swizzle.
+__device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l) {
+  const unsigned char* lane_slot = slot + kStageStride * 4 * l.t + 4 * l.g;
+  TaskWords tw;
+#pragma unroll
+  for (int c = 0; c < kChunksY; ++c) {
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {  // a half wholly past the kernel's reach is zero
+        tw.w[c][h][e] = 32 * c + 16 * h < kSlotRows
+                            ? *reinterpret_cast<const unsigned*>(lane_slot + kStageStride * (32 * c + 16 * h + e))
+                            : 0u;
+      }
+    }
+  }
+  return tw;
+}
+
+// Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
+// The lane's results are rows g and g + 8, byte columns 8t .. 8t + 7 of the task.
+__device__ __forceinline__ void vertical_task(TaskWords tw, const unsigned (&w_lo)[kChunksY][4],
+                                              const unsigned (&w_hi)[kChunksY][4], Lane l,
+                                              unsigned char* plane_lo, unsigned char* plane_hi) {
+#pragma unroll
+  for (int c = 0; c < kChunksY; ++c) {
+    transpose4(tw.w[c][0]);
+    transpose4(tw.w[c][1]);
+  }
+  unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    mma_u8_chain<kChunksY>(acc_lo[i], w_lo, tw.w, i);
+    mma_u8_chain<kChunksY>(acc_hi[i], w_hi, tw.w, i);
+  }
+  // Fragment f: row g (f < 2) or g + 8, output column 2t + (f & 1) of 8, which is byte column
+  // 4 (2t + (f & 1)) + i of the task: 8t + i, or 8t + 4 + i.
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    unsigned lo[2], hi[2];
+#pragma unroll
+    for (int n = 0; n < 2; ++n) {
+      const int f = 2 * half + n;
+      unsigned a[4];
+#pragma unroll
+      for (int i = 0; i < 4; ++i) a[i] = acc_hi[i][f] * 256u + acc_lo[i][f] + kVerticalRound;  // < 2^24
+      const unsigned x = __byte_perm(a[0], a[1], 0x6251);  // m's low and high bytes: bytes 1, 2
+      const unsigned y = __byte_perm(a[2], a[3], 0x6251);
+      lo[n] = __byte_perm(x, y, 0x5410);
+      hi[n] = __byte_perm(x, y, 0x7632);
+    }
+    const int offset = (l.g + 8 * half) * kPlaneStride + 8 * l.t;
+    *reinterpret_cast<uint2*>(plane_lo + offset) = make_uint2(lo[0], lo[1]);
+    *reinterpret_cast<uint2*>(plane_hi + offset) = make_uint2(hi[0], hi[1]);
+  }
+}
+
+// Output byte of b (byte 3, the rounding 2^23 was added first) for 4 results -> one word.
+__device__ __forceinline__ unsigned pack_top_bytes(unsigned b0, unsigned b1, unsigned b2, unsigned b3) {
+  return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
+}
+
+// Horizontal product for 16 rows x 32 outputs starting at intermediate column u0 (the window
+// is columns u0 .. u0 + 32 kChunksX). N-tile j's column n is output 8 (n / 2) + 2j + n % 2,
+// so the lane's results for a row are its 8 consecutive outputs 8t .. 8t + 7.
+__device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, const unsigned char* plane_hi,
+                                                const uint2* tap_fragments, int unit, Lane l, int lane,
+                                                unsigned char* __restrict__ out,
+                                                int out_pitch, int y_first, int x_first, int height,
+                                                int row_bytes) {
+  const int row_offset = (lane & 15) * kPlaneStride + (lane >> 4) * 16;
+  const int u0 = 32 * unit;
+  unsigned result[2][2][2];  // [row half][word of 8 outputs][...]: packed output bytes
+#pragma unroll
+  for (int jp = 0; jp < 2; ++jp) {  // N-tiles 2jp, 2jp + 1 (halves keep registers down)
+    unsigned ll[2][4], mid[2][4], hh[2][4];
+#pragma unroll
+    for (int c = 0; c < kChunksX; ++c) {
+      unsigned m_lo[4], m_hi[4];
+      const int slot = 32 * ((unit + c) % kRing);  // the window's chunk c
+      ldmatrix_x4(m_lo, plane_lo + row_offset + slot);
+      ldmatrix_x4(m_hi, plane_hi + row_offset + slot);
+#pragma unroll
+      for (int jj = 0; jj < 2; ++jj) {
+        const int j = 2 * jp + jj;
+        const uint2 q_lo = tap_fragments[((c * 4 + j) * 2 + 0) * 32 + lane];
+        const uint2 q_hi = tap_fragments[((c * 4 + j) * 2 + 1) * 32 + lane];
+        if (c == 0) {
+          mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y);
+          mma_u8_first(mid[jj], m_lo, q_hi.x, q_hi.y);
+          mma_u8_first(hh[jj], m_hi, q_hi.x, q_hi.y);
+        } else {
+          mma_u8(ll[jj], m_lo, q_lo.x, q_lo.y);
+          mma_u8(mid[jj], m_lo, q_hi.x, q_hi.y);
+          mma_u8(hh[jj], m_hi, q_hi.x, q_hi.y);
+        }
+        mma_u8(mid[jj], m_hi, q_lo.x, q_lo.y);
+      }
+    }
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      unsigned b[2][2];
+#pragma unroll
+      for (int jj = 0; jj < 2; ++jj) {
+#pragma unroll
+        for (int n = 0; n < 2; ++n) {
+          const int f = 2 * half + n;
+          b[jj][n] = hh[jj][f] * 65536u + mid[jj][f] * 256u + ll[jj][f] + kHorizontalRound;  // mod 2^32, exact
+        }
+      }
+      result[half][jp][0] = pack_top_bytes(b[0][0], b[0][1], b[1][0], b[1][1]);
+    }
+  }
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int y = y_first + l.g + 8 * half;
+    const int x = x_first + u0 + 8 * l.t;
+    if (y >= height || x >= row_bytes) continue;
+    unsigned char* dst = out + static_cast<size_t>(y) * out_pitch + x;
+    const unsigned w0 = result[half][0][0], w1 = result[half][1][0];
+    if (x + 8 <= row_bytes) {
+      *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
+    } else {
+      for (int s = 0; s < 8 && x + s < row_bytes; ++s) dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
+    }
+  }
+}
+
+}  // namespace gb
+
+extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
+    gb_blur_kernel(const unsigned char* __restrict__ in, int in_pitch, unsigned char* __restrict__ out,
+                   int out_pitch, int width, int height) {
+  using namespace gb;
+  __shared__ __align__(16) unsigned char shared[kWarps][kWarpShared];
+  __shared__ uint2 tap_fragments[kTapFragments * 32];
+  const int lane = threadIdx.x & 31;
+  const int warp = threadIdx.x >> 5;
+  const Lane l{lane >> 2, lane & 3};
+  const int row_bytes = width * kChannels;
+  const int x0 = blockIdx.x * kTileW;
+  const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
+
+  // The horizontal taps as B fragments, one uint2 per (chunk c, N-tile j, byte, lane): b0 holds
+  // k = 4t + e, b1 k = 16 + 4t + e; column n = g is output 8 (g / 2) + 2j + g % 2.
+  for (int i = threadIdx.x; i < kTapFragments * 32; i += GB_BLOCK_THREADS) {
+    const int fl = i & 31, hw = (i >> 5) & 1, j = (i >> 6) & 3, c = i >> 8;
+    const int g = fl >> 2, t4 = 4 * (fl & 3);
+    const int delta = 32 * c + t4 - (8 * (g >> 1) + 2 * j + (g & 1)) - kPad;
+    tap_fragments[i] = make_uint2(window_x(hw, delta), window_x(hw, delta + 16));
+  }
+  __syncthreads();
+  if (y_first >= height) return;
+  unsigned char* stages = shared[warp];
+  unsigned char* plane_lo = stages + kStages * kStageBytes;
+  unsigned char* plane_hi = plane_lo + kPlaneBytes;
+  const int y_top = y_first - kRadiusY;
+  const int xv0 = x0 - kPad;  // image byte column of intermediate column 0
+
+  // The vertical weights as A fragments: a0 row g, k = 4t + e; a1 row g + 8; a2, a3: k + 16.
+  unsigned w_lo[kChunksY][4], w_hi[kChunksY][4];
+#pragma unroll
+  for (int c = 0; c < kChunksY; ++c) {
+    const int d = 32 * c + 4 * l.t - l.g;
+    const int offsets[4] = {d, d - 8, d + 16, d + 8};
+#pragma unroll
+    for (int f = 0; f < 4; ++f) {
+      w_lo[c][f] = window_y(0, offsets[f]);
+      w_hi[c][f] = window_y(1, offsets[f]);
+    }
+  }
+
+  const StageSource source = stage_source(in, in_pitch, height, xv0, y_top, lane);
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < kColumnTasks) {
+      stage_step(in, in_pitch, width, height, row_bytes, source, xv0 + 32 * s, y_top, s, stages + s * kStageBytes, lane);
+    } else {
+      cp_async_commit();
+    }
+  }
+#pragma unroll 1
+  for (int task = 0; task < kColumnTasks; ++task) {
+    const int ahead = task + kStages - 1;  // its slot was read one step ago, before the last __syncwarp
+    if (ahead < kColumnTasks) {
+      stage_step(in, in_pitch, width, height, row_bytes, source, xv0 + 32 * ahead, y_top, ahead,
+                 stages + (ahead & (kStages - 1)) * kStageBytes, lane);
+    } else {
+      cp_async_commit();  // an empty group keeps the count: this step's copies are kStages - 1 back
+    }
+    cp_async_wait<kStages - 1>();
+    __syncwarp();
+    const TaskWords tw = read_step(stages + (task & (kStages - 1)) * kStageBytes, l);
+    const int slot = 32 * (task % kRing);
+    vertical_task(tw, w_lo, w_hi, l, plane_lo + slot, plane_hi + slot);
+    __syncwarp();
+    const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
+    if (unit >= 0) {
+      horizontal_task(plane_lo, plane_hi, tap_fragments, unit, l, lane, out, out_pitch, y_first, x0, height, row_bytes);
+    }
+  }
+}
