@@ -71,6 +71,18 @@ __host__ __device__ constexpr unsigned tap_byte_x(int delta, int hi) {
   return i < 0 || i >= kSizeX ? 0u : (tap_x(i) >> (8 * hi)) & 255u;
 }
 
+// Each tap must split into two bytes; codegen sends a lone tap of 2^16 to the tiled kernel.
+__host__ __device__ constexpr bool taps_split_into_bytes() {
+  for (int i = 0; i < kSizeX; ++i) {
+    if (tap_x(i) > 65535u) return false;
+  }
+  for (int i = 0; i < kSizeY; ++i) {
+    if (tap_y(i) > 65535u) return false;
+  }
+  return true;
+}
+static_assert(taps_split_into_bytes(), "a tap of 2^16 has no two-byte split");
+
 // Operand registers hold 4 consecutive k (element e in byte e), so every fragment register is
 // a window of 4 consecutive tap bytes: table[i] packs the taps at offsets first + i .. + 3.
 template <int kFirst, int kCount>

@@ -186,7 +186,7 @@ void apply_choices(Options& o, const RawChoices& raw) {
                           "clamp, reflect, reflect101, wrap, constant");
   o.kernel =
       parse_choice("--kernel", raw.kernel, parse_variant(raw.kernel),
-                   "auto, tiled, wide, naive, general");
+                   "auto, mma, tiled, wide, naive, general");
   const std::optional<AlphaMode> alpha =
       raw.alpha == "premultiplied" ? std::optional(AlphaMode::kPremultiplied)
       : raw.alpha == "straight"    ? std::optional(AlphaMode::kStraight)
