@@ -94,23 +94,17 @@ constexpr int kCountY = 32 * kChunksY - kFirstY;
 constexpr int kFirstX = -31 - kPad;
 constexpr int kCountX = 63 + 2 * kPad;
 
-__host__ __device__ constexpr TapWindows<kFirstY, kCountY> make_windows_y() {
-  TapWindows<kFirstY, kCountY> t{};
+template <int kFirst, int kCount>
+__host__ __device__ constexpr TapWindows<kFirst, kCount> make_windows(unsigned (*tap_byte)(int, int)) {
+  TapWindows<kFirst, kCount> t{};
   for (int hi = 0; hi < 2; ++hi)
-    for (int i = 0; i < kCountY; ++i)
-      for (int e = 0; e < 4; ++e) t.word[hi][i] |= tap_byte_y(kFirstY + i + e, hi) << (8 * e);
-  return t;
-}
-__host__ __device__ constexpr TapWindows<kFirstX, kCountX> make_windows_x() {
-  TapWindows<kFirstX, kCountX> t{};
-  for (int hi = 0; hi < 2; ++hi)
-    for (int i = 0; i < kCountX; ++i)
-      for (int e = 0; e < 4; ++e) t.word[hi][i] |= tap_byte_x(kFirstX + i + e, hi) << (8 * e);
+    for (int i = 0; i < kCount; ++i)
+      for (int e = 0; e < 4; ++e) t.word[hi][i] |= tap_byte(kFirst + i + e, hi) << (8 * e);
   return t;
 }
 // In global memory (each lane reads its own entries; constant memory would serialise them).
-__device__ const TapWindows<kFirstY, kCountY> windows_y = make_windows_y();
-__device__ const TapWindows<kFirstX, kCountX> windows_x = make_windows_x();
+__device__ const TapWindows<kFirstY, kCountY> windows_y = make_windows<kFirstY, kCountY>(tap_byte_y);
+__device__ const TapWindows<kFirstX, kCountX> windows_x = make_windows<kFirstX, kCountX>(tap_byte_x);
 
 __device__ __forceinline__ unsigned window_y(int hi, int d) { return __ldg(&windows_y.word[hi][d - kFirstY]); }
 __device__ __forceinline__ unsigned window_x(int hi, int delta) { return __ldg(&windows_x.word[hi][delta - kFirstX]); }
