@@ -1,6 +1,6 @@
-// blur_mma.cu — the fused separable blur on integer tensor cores (sm_80 and later), for vertical
-// radius up to 24 and horizontal radius x channels up to 64. Same arithmetic as every other
-// path (common.cuh); only the order of exact integer additions differs.
+// blur_mma.cu — the fused separable blur on integer tensor cores (sm_80 and later), for every
+// radius whose slots fit the GPU's shared memory (codegen checks; 255 x 255 RGBA does). Same
+// arithmetic as every other path (common.cuh); only the order of exact integer additions differs.
 //
 // Both passes are small integer matrix products, mma.m16n8k32 with u8 operands and s32 sums:
 //
@@ -19,7 +19,15 @@
 // are in flight while the warp multiplies. The intermediate goes to a ring of kChunksX slots as
 // two byte planes (low and high byte of m); as soon as a 32 x (32 kChunksX) window is complete
 // the horizontal product reads it with ldmatrix and writes 8 consecutive output bytes per lane
-// and row. Warps share nothing, so no block-wide barrier is needed.
+// and row. Warps share nothing but the block's read-only tap table, so no block-wide barrier is
+// needed after it is built.
+//
+// Large kernels need more k32 steps per product, not another structure: each vertical step
+// multiplies ceil((16 + 2r) / 32) chunks of staged rows, each horizontal one 1 + pad / 16 chunks
+// of the window. Their shared slots grow with r, so codegen gives them 2 input stages (a step's
+// products then outlast a copy), fewer warps and a wider tile (the halo's vertical steps are
+// recomputed by each block), and the horizontal taps as a plain tap-window table that lanes
+// gather from instead of ready-made fragments (2 KiB per chunk).
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
@@ -30,6 +38,8 @@
 #define GB_BLOCK_THREADS 128
 #define GB_PAD 16
 #define GB_MIN_BLOCKS 6
+#define GB_STAGES 4
+#define GB_SHARED_BYTES 32768
 #endif
 
 namespace gb {
@@ -44,7 +54,7 @@ constexpr int kChunksY = (kRowsNeeded + 31) / 32;        // k32 steps of the ver
 constexpr int kChunksX = 1 + kPad / 16;                  // k32 steps of the horizontal window
 constexpr int kColumnTasks = kUnits + kChunksX - 1;      // vertical steps: tile + halo
 constexpr int kHaloX = kRadiusX * kChannels;
-constexpr int kStages = 4;                               // input ring: steps in flight
+constexpr int kStages = GB_STAGES;                       // input ring: steps in flight
 constexpr int kStageStride = 48;                         // bytes per staged row (32 used): see read_step
 constexpr int kSlotRows = (kRowsNeeded + 15) / 16 * 16;  // the 16-row halves a fragment reads (rows
                                                          // past kRowsNeeded: never written, weight 0)
@@ -53,12 +63,10 @@ constexpr int kRing = kChunksX;                          // intermediate slots: 
 constexpr int kPlaneStride = 32 * kRing + 16;            // 16 x odd bytes: ldmatrix rows on distinct banks
 constexpr int kPlaneBytes = 16 * kPlaneStride;
 constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
-constexpr int kTapFragments = kChunksX * 4 * 2;          // horizontal B: [chunk][N-tile][byte]
 
 static_assert(kTileH == 16 * kWarps, "one warp per 16 rows");
 static_assert(kTileW % 32 == 0 && kPad % 16 == 0 && kHaloX <= kPad, "tile shape");
-static_assert(kChunksY <= 2, "vertical radius up to 24");
-static_assert((kStages & (kStages - 1)) == 0, "ring index by mask");
+static_assert((kStages & (kStages - 1)) == 0 && kStages >= 2, "ring index by mask");
 
 // Byte `hi` (0 low, 1 high) of the tap that an input `d` rows below output row 0 gets, or 0.
 __host__ __device__ constexpr unsigned tap_byte_y(int d, int hi) {
@@ -108,6 +116,48 @@ __device__ const TapWindows<kFirstX, kCountX> windows_x = make_windows<kFirstX, 
 
 __device__ __forceinline__ unsigned window_y(int hi, int d) { return __ldg(&windows_y.word[hi][d - kFirstY]); }
 __device__ __forceinline__ unsigned window_x(int hi, int delta) { return __ldg(&windows_x.word[hi][delta - kFirstX]); }
+
+// The block's horizontal taps in shared memory. Up to kFragmentChunks window chunks: ready B
+// fragments, one uint2 per (chunk c, N-tile j, byte, lane), b0 for k = 4t + e and b1 for
+// k = 16 + 4t + e (column n = g is output 8 (g / 2) + 2j + g % 2). Beyond: windows_x itself
+// (8 bytes per window column), from which each lane gathers its two words.
+constexpr int kFragmentChunks = 5;
+constexpr bool kFragmentTable = kChunksX <= kFragmentChunks;
+constexpr int kTapFragments = kChunksX * 4 * 2;
+constexpr int kTapBytes = kFragmentTable ? kTapFragments * 32 * 8 : (2 * kCountX * 4 + 15) / 16 * 16;
+constexpr int kSharedBytes = kTapBytes + kWarps * kWarpShared;
+static_assert(kSharedBytes == GB_SHARED_BYTES, "codegen's shared size (mma_shared_bytes) matches");
+
+// Window column delta(c, j) = 32c - 2j + (the lane's part) - kPad, relative to the output.
+struct TapSource {
+  const unsigned char* table;
+  int lane;        // fragment table: the lane's entry
+  int lane_index;  // gathered windows: the lane's word at c = j = 0, as an index into a byte plane
+  __device__ __forceinline__ uint2 get(int c, int j, int hi) const {
+    if (kFragmentTable) {
+      return reinterpret_cast<const uint2*>(table)[((c * 4 + j) * 2 + hi) * 32 + lane];
+    }
+    const unsigned* words = reinterpret_cast<const unsigned*>(table) + hi * kCountX + lane_index + 32 * c - 2 * j;
+    return make_uint2(words[0], words[16]);
+  }
+};
+
+__device__ __forceinline__ TapSource build_tap_source(unsigned char* table) {
+  if (kFragmentTable) {
+    uint2* fragments = reinterpret_cast<uint2*>(table);
+    for (int i = threadIdx.x; i < kTapFragments * 32; i += GB_BLOCK_THREADS) {
+      const int fl = i & 31, hw = (i >> 5) & 1, j = (i >> 6) & 3, c = i >> 8;
+      const int g = fl >> 2, t4 = 4 * (fl & 3);
+      const int delta = 32 * c + t4 - (8 * (g >> 1) + 2 * j + (g & 1)) - kPad;
+      fragments[i] = make_uint2(window_x(hw, delta), window_x(hw, delta + 16));
+    }
+  } else {
+    unsigned* words = reinterpret_cast<unsigned*>(table);
+    for (int i = threadIdx.x; i < 2 * kCountX; i += GB_BLOCK_THREADS) words[i] = windows_x.word[i / kCountX][i % kCountX];
+  }
+  const int lane = threadIdx.x & 31, g = lane >> 2;
+  return {table, lane, 4 * (lane & 3) - (8 * (g >> 1) + (g & 1)) - kPad - kFirstX};
+}
 
 // d += a (16x32 u8, row-major) x b (32x8 u8, column-major), sums in s32.
 __device__ __forceinline__ void mma_u8(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
@@ -292,7 +342,7 @@ __device__ __forceinline__ unsigned pack_top_bytes(unsigned b0, unsigned b1, uns
 // is columns u0 .. u0 + 32 kChunksX). N-tile j's column n is output 8 (n / 2) + 2j + n % 2,
 // so the lane's results for a row are its 8 consecutive outputs 8t .. 8t + 7.
 __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, const unsigned char* plane_hi,
-                                                const uint2* tap_fragments, int unit, Lane l, int lane,
+                                                const TapSource& taps, int unit, Lane l, int lane,
                                                 unsigned char* __restrict__ out,
                                                 int out_pitch, int y_first, int x_first, int height,
                                                 int row_bytes) {
@@ -311,8 +361,8 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
 #pragma unroll
       for (int jj = 0; jj < 2; ++jj) {
         const int j = 2 * jp + jj;
-        const uint2 q_lo = tap_fragments[((c * 4 + j) * 2 + 0) * 32 + lane];
-        const uint2 q_hi = tap_fragments[((c * 4 + j) * 2 + 1) * 32 + lane];
+        const uint2 q_lo = taps.get(c, j, 0);
+        const uint2 q_hi = taps.get(c, j, 1);
         if (c == 0) {
           mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y);
           mma_u8_first(mid[jj], m_lo, q_hi.x, q_hi.y);
@@ -360,8 +410,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
     gb_blur_kernel(const unsigned char* __restrict__ in, int in_pitch, unsigned char* __restrict__ out,
                    int out_pitch, int width, int height) {
   using namespace gb;
-  __shared__ __align__(16) unsigned char shared[kWarps][kWarpShared];
-  __shared__ uint2 tap_fragments[kTapFragments * 32];
+  extern __shared__ __align__(16) unsigned char shared[];  // kSharedBytes: taps, then each warp's slots
   const int lane = threadIdx.x & 31;
   const int warp = threadIdx.x >> 5;
   const Lane l{lane >> 2, lane & 3};
@@ -369,17 +418,10 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int x0 = blockIdx.x * kTileW;
   const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
 
-  // The horizontal taps as B fragments, one uint2 per (chunk c, N-tile j, byte, lane): b0 holds
-  // k = 4t + e, b1 k = 16 + 4t + e; column n = g is output 8 (g / 2) + 2j + g % 2.
-  for (int i = threadIdx.x; i < kTapFragments * 32; i += GB_BLOCK_THREADS) {
-    const int fl = i & 31, hw = (i >> 5) & 1, j = (i >> 6) & 3, c = i >> 8;
-    const int g = fl >> 2, t4 = 4 * (fl & 3);
-    const int delta = 32 * c + t4 - (8 * (g >> 1) + 2 * j + (g & 1)) - kPad;
-    tap_fragments[i] = make_uint2(window_x(hw, delta), window_x(hw, delta + 16));
-  }
+  const TapSource taps = build_tap_source(shared);
   __syncthreads();
   if (y_first >= height) return;
-  unsigned char* stages = shared[warp];
+  unsigned char* stages = shared + kTapBytes + warp * kWarpShared;
   unsigned char* plane_lo = stages + kStages * kStageBytes;
   unsigned char* plane_hi = plane_lo + kPlaneBytes;
   const int y_top = y_first - kRadiusY;
@@ -424,7 +466,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
     __syncwarp();
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
-      horizontal_task(plane_lo, plane_hi, tap_fragments, unit, l, lane, out, out_pitch, y_first, x0, height, row_bytes);
+      horizontal_task(plane_lo, plane_hi, taps, unit, l, lane, out, out_pitch, y_first, x0, height, row_bytes);
     }
   }
 }

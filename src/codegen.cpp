@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "arithmetic.cuh"
@@ -24,10 +25,9 @@ constexpr int kMaxTileH = 16;
 // code grows past the instruction cache and registers spill.
 constexpr int kTiledMaxRadiusY = 32;
 constexpr int kTiledMaxHaloBytes = 128;
-// blur_mma.cu: two k32 steps of vertical product (16 + 2r rows <= 64), and a horizontal halo
-// whose two byte planes of 64 rows still fit 48 KiB of static shared memory.
-constexpr int kMmaMaxRadiusY = 24;
-constexpr int kMmaMaxHaloBytes = 64;
+// blur_mma.cu: any radius up to 255 x 255 whose slots fit the GPU's shared memory.
+constexpr int kMmaMaxRadiusY = 127;
+constexpr int kMmaMaxHaloBytes = 512;
 constexpr int kMmaMinArch = 80;  // mma.m16n8k32 with u8 operands
 
 constexpr std::array<std::pair<KernelVariant, std::string_view>, 6> kVariantNames = {{
@@ -95,30 +95,73 @@ KernelSchedule tiled_schedule(const BlurSpec& spec) {
   return s;
 }
 
-// Shared memory of one warp in blur_mma.cu: a ring of 4 input slots (48-byte rows, the step's
-// 16 + 2r rows rounded up to 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16).
-int mma_warp_shared_bytes(const BlurSpec& spec, int pad) {
+// Shared memory a block may opt into, and an SM's total, on compute capability `arch`
+// (CUDA C++ Programming Guide, "Technical Specifications"). 0 (not known): the smallest of them.
+struct SharedMemoryLimits {
+  int per_block;
+  int per_sm;
+};
+SharedMemoryLimits shared_memory_limits(int arch) {
+  if (arch == 80 || arch == 87) return {163 * 1024, 164 * 1024};
+  if (arch == 90 || arch == 100 || arch == 103) return {227 * 1024, 228 * 1024};
+  return {99 * 1024, 100 * 1024};  // 8.6, 8.9, 12.x and unknown
+}
+constexpr int kSharedPerBlockReserved = 1024;  // the system's share of each resident block
+
+// blur_mma.cu's shared memory, as its constants compute it (the kernel static_asserts equality):
+// per warp a ring of `stages` input slots (48-byte rows; the step's 16 + 2r rows rounded up
+// to 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16); per block the
+// horizontal taps, as fragments (2 KiB per chunk) up to 5 chunks, else as the window table
+// (2 x 4 bytes per window column).
+struct MmaShape {
+  int chunks_x;
+  int warp_bytes;
+  int tap_bytes;
+};
+MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
   const int chunks_x = 1 + pad / 16;
-  return 4 * 48 * slot_rows + 2 * 16 * (32 * chunks_x + 16);
+  const int warp_bytes = stages * 48 * slot_rows + 2 * 16 * (32 * chunks_x + 16);
+  const int window_columns = 63 + 2 * pad;
+  const int tap_bytes = chunks_x <= 5 ? chunks_x * 2048 : (8 * window_columns + 15) / 16 * 16;
+  return {chunks_x, warp_bytes, tap_bytes};
 }
-// The block's table of horizontal tap fragments: per window chunk, 4 N-tiles x 2 bytes x 32 lanes x 8 bytes.
-int mma_tap_table_bytes(int pad) { return (1 + pad / 16) * 2048; }
 
-KernelSchedule mma_schedule(const BlurSpec& spec) {
+int mma_pad(const BlurSpec& spec) {
+  return std::max(16, (spec.x.radius() * spec.channels + 15) / 16 * 16);
+}
+
+// Small kernels (a step of at most 2 x 3 chunks): the measured schedule, 4 warps, 4 stages,
+// in under 48 KiB. Larger: 2 stages (a step's products outlast a copy), as many warps (up to
+// 4) as the architecture's shared memory holds, and a tile wide enough that the halo's vertical
+// steps cost at most half again. nullopt: not even one warp fits.
+std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   KernelSchedule s;
   s.variant = KernelVariant::kMma;
-  s.halo = std::max(16, (spec.x.radius() * spec.channels + 15) / 16 * 16);
-  const int warp_bytes = mma_warp_shared_bytes(spec, s.halo);
-  const int table_bytes = mma_tap_table_bytes(s.halo);
-  const int warps = 4 * warp_bytes + table_bytes <= kSharedLimit ? 4 : 2;  // 16 rows each
+  s.halo = mma_pad(spec);
+  const bool small = spec.y.radius() <= 24 && s.halo <= 64;
+  s.stages = small ? 4 : 2;
+  const MmaShape shape = mma_shape(spec, s.halo, s.stages);
+  const SharedMemoryLimits limits = shared_memory_limits(arch);
+  int warps = 4;
+  while (warps > 0 && warps * shape.warp_bytes + shape.tap_bytes > (small ? kSharedLimit : limits.per_block)) {
+    warps = small && warps == 4 ? 2 : warps - 1;
+  }
+  if (warps == 0) return std::nullopt;
   s.block_threads = 32 * warps;
-  s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
   s.tile_h = 16 * warps;
-  s.shared_bytes = warps * warp_bytes + table_bytes;
-  // Small kernels fit 80 registers (6 blocks, 24 warps per SM) with at most a few bytes of
-  // spill; two k32 steps vertically or more than three horizontally need the full 128.
-  s.min_blocks = spec.y.radius() <= 8 && s.halo <= 32 ? 6 : 4;
+  s.shared_bytes = warps * shape.warp_bytes + shape.tap_bytes;
+  s.dynamic_shared = true;
+  if (small) {
+    s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
+    // Small kernels fit 80 registers (6 blocks, 24 warps per SM) with at most a few bytes of
+    // spill; two k32 steps vertically or more than three horizontally need the full 128.
+    s.min_blocks = spec.y.radius() <= 8 && s.halo <= 32 ? 6 : 4;
+  } else {
+    s.tile_w = 32 * std::max(15, 2 * (shape.chunks_x - 1));
+    // As many blocks as shared memory lets reside: the register budget follows (255 at most).
+    s.min_blocks = std::clamp(limits.per_sm / (s.shared_bytes + kSharedPerBlockReserved), 1, 8);
+  }
   return s;
 }
 
@@ -244,6 +287,8 @@ std::string prelude(const BlurSpec& spec, const KernelSchedule& s, const std::st
   if (s.variant == KernelVariant::kMma) {
     p += define("GB_PAD", s.halo);
     p += define("GB_MIN_BLOCKS", s.min_blocks);
+    p += define("GB_STAGES", s.stages);
+    p += define("GB_SHARED_BYTES", s.shared_bytes);
   }
   if (s.variant == KernelVariant::kTiled) {
     p += define("GB_STRIP_H", s.strip_h);
@@ -284,7 +329,7 @@ bool taps_below_2_16(const Weights& w) {
 bool mma_supports(const BlurSpec& spec, int arch) {
   return (arch == 0 || arch >= kMmaMinArch) && spec.y.radius() <= kMmaMaxRadiusY &&
          spec.x.radius() * spec.channels <= kMmaMaxHaloBytes && taps_below_2_16(spec.x) &&
-         taps_below_2_16(spec.y);
+         taps_below_2_16(spec.y) && mma_schedule(spec, arch).has_value();
 }
 
 KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
@@ -311,7 +356,7 @@ KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
                          std::to_string(kMmaMaxHaloBytes) +
                          " and every tap below 65536 (sigma not tiny); use --kernel auto");
       }
-      return mma_schedule(spec);
+      return *mma_schedule(spec, arch);
     case KernelVariant::kTiled:
       if (!tiled_supports(spec)) {
         throw UsageError("--kernel tiled supports radius up to " +
@@ -322,7 +367,7 @@ KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested,
     case KernelVariant::kAuto:
       break;
   }
-  if (mma_supports(spec, arch)) return mma_schedule(spec);
+  if (mma_supports(spec, arch)) return *mma_schedule(spec, arch);
   return tiled_supports(spec) ? tiled_schedule(spec) : wide_schedule(spec);
 }
 
@@ -370,7 +415,8 @@ LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height) {
   const long long row_bytes = static_cast<long long>(width) * kernel.channels;
   return {static_cast<unsigned>((row_bytes + s.tile_w - 1) / s.tile_w),
           static_cast<unsigned>((height + s.tile_h - 1) / s.tile_h),
-          static_cast<unsigned>(s.block_threads)};
+          static_cast<unsigned>(s.block_threads),
+          s.launch_shared_bytes()};
 }
 
 }  // namespace gpublur

@@ -14,7 +14,7 @@ namespace gpublur {
 /// Which kernel template computes the blur. All give identical bytes; they differ in speed.
 enum class KernelVariant {
   kAuto,   // kMma where it applies, else kTiled, else kWide
-  kMma,    // kernels/blur_mma.cu: integer tensor cores (sm_80+); radius <= 24, radius x C <= 64
+  kMma,    // kernels/blur_mma.cu: integer tensor cores (sm_80+); radius <= 127, radius x C <= 512
   kTiled,  // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
   kWide,   // kernels/blur_wide.cu: any radius, taps from constant memory
   kNaive,  // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
@@ -46,7 +46,12 @@ struct KernelSchedule {
   int seg = 0;         // kTiled: output bytes per horizontal-pass thread
   int row_stride = 0;  // kTiled: shared row length in 16-bit values
   int shared_bytes = 0;
+  bool dynamic_shared = false;  // kMma: shared_bytes is given at launch (it may pass 48 KiB)
   int min_blocks = 0;  // kMma: blocks per SM the register budget is cut for (__launch_bounds__)
+  int stages = 0;      // kMma: input steps staged ahead
+
+  /// Dynamic shared memory each launch gives the kernel (0: its shared memory is static).
+  unsigned launch_shared_bytes() const { return dynamic_shared ? static_cast<unsigned>(shared_bytes) : 0u; }
 };
 
 struct GeneratedKernel {
@@ -74,6 +79,7 @@ struct LaunchDims {
   unsigned grid_x = 1;
   unsigned grid_y = 1;
   unsigned block = 1;
+  unsigned dynamic_shared_bytes = 0;  // also the function's opt-in (cuda::allow_dynamic_shared)
 };
 
 /// Grid and block for an image of width x height pixels (channels from the kernel).

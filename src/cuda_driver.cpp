@@ -68,6 +68,7 @@ LoadResult load() {
   GB_RESOLVE(cuModuleLoadData);
   GB_RESOLVE(cuModuleUnload);
   GB_RESOLVE(cuModuleGetFunction);
+  GB_RESOLVE(cuFuncSetAttribute);
   GB_RESOLVE(cuMemAlloc);
   GB_RESOLVE(cuMemFree);
   GB_RESOLVE(cuMemcpyHtoDAsync);
@@ -161,10 +162,17 @@ Module::Module(const void* image, const std::string& what) {
   module_ = UniqueHandle<ModuleTraits>(raw);
 }
 
-CUfunction Module::function(const char* name) const {
+CUfunction Module::function(const char* name, unsigned dynamic_shared_bytes) const {
   CUfunction f = nullptr;
   GB_CU_CHECK(api().cuModuleGetFunction(&f, module_.get(), name),
               std::string("finding kernel ") + name);
+  constexpr unsigned kDefaultLimit = 48 * 1024;
+  if (dynamic_shared_bytes > kDefaultLimit) {
+    GB_CU_CHECK(api().cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                         static_cast<int>(dynamic_shared_bytes)),
+                std::string("giving kernel ") + name + " " + std::to_string(dynamic_shared_bytes) +
+                    " bytes of shared memory");
+  }
   return f;
 }
 

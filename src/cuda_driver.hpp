@@ -31,6 +31,7 @@ struct DriverApi {
   decltype(&::cuModuleLoadData) cuModuleLoadData;
   decltype(&::cuModuleUnload) cuModuleUnload;
   decltype(&::cuModuleGetFunction) cuModuleGetFunction;
+  decltype(&::cuFuncSetAttribute) cuFuncSetAttribute;
   decltype(&::cuMemAlloc) cuMemAlloc;
   decltype(&::cuMemFree) cuMemFree;
   decltype(&::cuMemcpyHtoDAsync) cuMemcpyHtoDAsync;
@@ -117,7 +118,9 @@ class Module {
  public:
   /// `image` is a CUBIN or NUL-terminated PTX; `what` names it in errors.
   Module(const void* image, const std::string& what);
-  CUfunction function(const char* name) const;
+  /// The kernel `name`, allowed `dynamic_shared_bytes` of dynamic shared memory per launch
+  /// (past 48 KiB a kernel must opt in).
+  CUfunction function(const char* name, unsigned dynamic_shared_bytes = 0) const;
   CUmodule get() const noexcept { return module_.get(); }
 
  private:

@@ -114,7 +114,7 @@ constexpr SampleFormat format_of() {
 void launch(CUfunction function, const LaunchDims& dims, const cuda::Stream& stream,
             void** args) {
   GB_CU_CHECK(cuda::api().cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1,
-                                         0, stream.get(), args, nullptr),
+                                         dims.dynamic_shared_bytes, stream.get(), args, nullptr),
               "launching the blur kernel");
 }
 
@@ -145,7 +145,8 @@ GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
   cuda::Module module(compiled.module_image(), "the kernel (" +
                                                    std::string(target_name(compiled.plan.target)) +
                                                    " for " + compiled.plan.arch.sm() + ")");
-  const CUfunction function = module.function(kernel.entry.c_str());
+  const CUfunction function = module.function(
+      kernel.entry.c_str(), kernel.schedule.launch_shared_bytes());
   const CUfunction horizontal = general ? module.function(kernel.horizontal_entry.c_str()) : nullptr;
   run.load_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)

@@ -91,15 +91,18 @@ TEST_CASE("auto picks the tensor-core kernel, else the tiled one, else the wide 
   CHECK(pick(7, 1.5, 3, 75) == KernelVariant::kTiled);  // no u8 mma.m16n8k32 before sm_80
   CHECK(pick(31, 5.0, 4, 90) == KernelVariant::kMma);   // halo 60 bytes
   CHECK(pick(49, 8.0, 1, 90) == KernelVariant::kMma);   // radius 24
-  CHECK(pick(51, 8.0, 1, 90) == KernelVariant::kTiled);
+  CHECK(pick(51, 8.0, 1, 90) == KernelVariant::kMma);
   CHECK(pick(23, 4.0, 4, 90) == KernelVariant::kMma);   // halo 44
-  CHECK(pick(33, 5.0, 4, 90) == KernelVariant::kMma);   // halo 64, the limit
-  CHECK(pick(35, 5.5, 4, 90) == KernelVariant::kTiled);  // halo 68
+  CHECK(pick(35, 5.5, 4, 90) == KernelVariant::kMma);   // halo 68
   CHECK(pick(3, 0.1, 3, 90) == KernelVariant::kTiled);  // centre tap 2^16: not two bytes
   CHECK(pick(1, 0.5, 3, 90) == KernelVariant::kTiled);
-  CHECK(pick(65, 10.0, 1, 90) == KernelVariant::kTiled);
-  CHECK(pick(67, 10.0, 1, 90) == KernelVariant::kWide);
-  CHECK(pick(101, 16.0, 3, 90) == KernelVariant::kWide);
+  CHECK(pick(101, 16.0, 3, 90) == KernelVariant::kMma);
+  CHECK(pick(101, 16.0, 3, 75) == KernelVariant::kWide);
+  CHECK(pick(255, 40.0, 4, 90) == KernelVariant::kMma);  // radius 127, halo 508: the limits
+  CHECK(pick(255, 40.0, 4, 86) == KernelVariant::kMma);  // one warp in 99 KiB
+  CHECK(pick(257, 40.0, 1, 90) == KernelVariant::kWide);
+  CHECK(pick(65, 10.0, 1, 75) == KernelVariant::kTiled);
+  CHECK(pick(67, 10.0, 1, 75) == KernelVariant::kWide);
   CHECK_THROWS_AS(choose_schedule(test::make_test_spec(101, 16.0, 3), KernelVariant::kTiled),
                   UsageError);
   CHECK_THROWS_AS(choose_schedule(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
@@ -131,7 +134,8 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
       CAPTURE(channels, size);
       const KernelSchedule s = choose_schedule(test::make_test_spec(size, 2.0, channels));
       CHECK(s.tile_h >= 1);
-      CHECK(s.shared_bytes <= 48 * 1024);
+      // Static shared memory stops at 48 KiB; dynamic at the least any sm_80+ GPU opts into.
+      CHECK(s.shared_bytes <= (s.dynamic_shared ? 99 : 48) * 1024);
       if (s.variant == KernelVariant::kWide) {
         CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
       } else if (s.variant == KernelVariant::kMma) {
@@ -139,6 +143,8 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
         CHECK(s.halo % 16 == 0);
         CHECK(s.tile_h == s.block_threads / 2);  // 16 rows per warp
         CHECK(s.tile_w % 32 == 0);
+        CHECK(s.dynamic_shared);
+        CHECK(s.launch_shared_bytes() == static_cast<unsigned>(s.shared_bytes));
       } else {
         CHECK(s.halo >= (size / 2) * channels);
         CHECK((s.row_stride / 2) % 2 == 1);

@@ -131,10 +131,31 @@ TEST_CASE("GPU == CPU for large kernels, both sides of the mma and tiled kernels
   require_gpu_equals_cpu(cases);
 }
 
+// The tensor-core kernel's large-kernel schedules (2 stages, the gathered tap table, wide
+// tiles, fewer warps): every border, images smaller than the kernel, and images of many tiles.
+TEST_CASE("GPU == CPU for 101 and 255 on every border and shape", "[gpu]") {
+  std::vector<Case> cases;
+  for (Border border :
+       {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap, Border::kConstant}) {
+    for (auto [width, height, channels, size] :
+         std::vector<std::tuple<int, int, int, int>>{{3, 2, 3, 255},
+                                                     {40, 301, 4, 101},
+                                                     {1009, 13, 1, 255},
+                                                     {2111, 97, 3, 101},
+                                                     {1500, 280, 2, 255}}) {
+      const Image in = test::random_image(width, height, channels, 77);
+      const BlurSpec spec =
+          test::make_test_spec(size, size / 6.0, channels, border, {7, 250, 128, 3});
+      cases.push_back({in, spec, runs_for(spec, size == 101 && channels == 4, false)});
+    }
+  }
+  require_gpu_equals_cpu(cases);
+}
+
 TEST_CASE("GPU == CPU for anisotropic kernels", "[gpu]") {
   std::vector<Case> cases;
   for (auto [sx, sy, channels] : std::vector<std::tuple<int, int, int>>{
-           {7, 1, 3}, {1, 9, 1}, {3, 31, 4}, {31, 5, 2}, {15, 65, 1}, {101, 5, 3}, {5, 101, 3}}) {
+           {7, 1, 3}, {1, 9, 1}, {3, 31, 4}, {31, 5, 2}, {15, 65, 1}, {101, 5, 3}, {5, 101, 3}, {255, 3, 1}, {3, 255, 2}}) {
     const BlurSpec spec =
         test::make_test_spec(sx, sx / 5.0 + 0.3, sy, sy / 5.0 + 0.3, channels, Border::kReflect101);
     cases.push_back({test::random_image(613, 211, channels, 31), spec,

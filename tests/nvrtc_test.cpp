@@ -72,6 +72,8 @@ TEST_CASE("every variant and border compiles, up to the largest kernels", "[nvrt
                                               {KernelVariant::kMma, 3, 1, Border::kReflect},
                                               {KernelVariant::kMma, 31, 4, Border::kConstant},
                                               {KernelVariant::kMma, 49, 1, Border::kWrap},
+                                              {KernelVariant::kMma, 101, 3, Border::kReflect101},
+                                              {KernelVariant::kMma, 255, 4, Border::kClamp},
                                               {KernelVariant::kTiled, 7, 3, Border::kClamp},
                                               {KernelVariant::kTiled, 5, 2, Border::kReflect},
                                               {KernelVariant::kTiled, 3, 4, Border::kReflect101},
@@ -87,6 +89,19 @@ TEST_CASE("every variant and border compiles, up to the largest kernels", "[nvrt
       generate_kernel(test::make_test_spec(size, size / 6.0, channels, border), variant);
   CHECK(kernel.schedule.variant == variant);
   CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""}));
+}
+
+// The kernel static_asserts that codegen's shared size is its own, so a compile checks both.
+TEST_CASE("the tensor-core kernel fits each architecture's shared memory", "[nvrtc]") {
+  const int arch_number = GENERATE(80, 86, 90);
+  const int size = GENERATE(101, 255);
+  const int limit_kib = arch_number == 90 ? 227 : arch_number == 80 ? 163 : 99;
+  CAPTURE(arch_number, size);
+  const GeneratedKernel kernel = generate_kernel(test::make_test_spec(size, size / 6.0, 4),
+                                                 KernelVariant::kMma, SampleFormat::k8, arch_number);
+  CHECK(kernel.schedule.shared_bytes <= limit_kib * 1024);
+  CHECK(kernel.schedule.block_threads >= 32);
+  CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{arch_from_number(arch_number), Target::kPtx, ""}));
 }
 
 TEST_CASE("a source NVRTC rejects is a CompileError with the log", "[nvrtc]") {
