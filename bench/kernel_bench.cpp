@@ -11,6 +11,8 @@
 #include <functional>
 #include <map>
 #include <random>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "codegen.hpp"
@@ -83,18 +85,27 @@ struct LoadedKernel {
   CUfunction function;
 };
 
-// An experiment knob: the tensor-core kernel's __launch_bounds__ blocks per SM, overriding
-// codegen's choice (0: keep it). Only the benchmark has it; results are checked as always.
+// Experiment knobs: the tensor-core kernel's __launch_bounds__ blocks per SM, overriding
+// codegen's choice (0: keep it), and its widest tiles always, without launch_dims' balancing
+// over the SMs. Only the benchmark has them; results are checked as always.
 int g_mma_min_blocks = 0;
+bool g_widest_tiles = false;
+int g_sm_count = 0;
+
+// Replaces the value of `#define name old` in the generated source.
+void redefine(std::string& source, const std::string& name, int old_value, int new_value) {
+  const std::string from = "#define " + name + " " + std::to_string(old_value) + "\n";
+  const std::size_t at = source.find(from);
+  if (at == std::string::npos) throw std::runtime_error("no " + from + " in the source");
+  source.replace(at, from.size(), "#define " + name + " " + std::to_string(new_value) + "\n");
+}
 
 LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gpu) {
   GeneratedKernel kernel = generate_kernel(spec, variant, SampleFormat::k8, gpu.arch.number());
-  if (g_mma_min_blocks > 0 && kernel.schedule.variant == KernelVariant::kMma) {
-    const std::string from = "#define GB_MIN_BLOCKS " + std::to_string(kernel.schedule.min_blocks);
-    const std::size_t at = kernel.source.find(from);
-    if (at != std::string::npos) {
-      kernel.source.replace(at, from.size(), "#define GB_MIN_BLOCKS " + std::to_string(g_mma_min_blocks));
-    }
+  KernelSchedule& s = kernel.schedule;
+  if (s.variant == KernelVariant::kMma && g_mma_min_blocks > 0) {
+    redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, g_mma_min_blocks);
+    s.min_blocks = g_mma_min_blocks;
   }
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
@@ -109,10 +120,21 @@ void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, i
   CUdeviceptr in = b.in[i % b.in.size()].get(), out = b.out[i % b.out.size()].get();
   int pitch = static_cast<int>(b.pitch), w = width, h = height;
   void* args[] = {&in, &pitch, &out, &pitch, &w, &h};
-  const LaunchDims d = launch_dims(k.kernel, width, height);
+  const LaunchDims d = launch_dims(k.kernel, width, height, g_widest_tiles ? 0 : g_sm_count);
   GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1, d.dynamic_shared_bytes,
                                          s.get(), args, nullptr),
               "launching " + k.kernel.name);
+}
+
+// "mma 480x64": the variant and the tile (bytes x rows) this image's launch used.
+std::string kernel_label(const LoadedKernel& k, const Size& size) {
+  const LaunchDims d = launch_dims(k.kernel, size.width, size.height, g_widest_tiles ? 0 : g_sm_count);
+  const long long units = (static_cast<long long>(size.width) * k.kernel.channels + 31) / 32;
+  const long long tile_w = k.kernel.schedule.variant == KernelVariant::kMma
+                               ? 32 * ((units + d.grid_x - 1) / d.grid_x)
+                               : k.kernel.schedule.tile_w;
+  return std::string(variant_name(k.kernel.schedule.variant)) + " " + std::to_string(tile_w) + "x" +
+         std::to_string(k.kernel.schedule.tile_h);
 }
 
 std::vector<unsigned char> download(const cuda::DeviceBuffer& buffer, std::size_t bytes,
@@ -154,6 +176,7 @@ int run(const Config& config) {
   CUdevice device = 0;
   GB_CU_CHECK(cuda::api().cuDeviceGet(&device, 0), "device");
   cuda::Context context(device);
+  g_sm_count = gpu->sm_count;
   int l2 = 0;
   GB_CU_CHECK(cuda::api().cuDeviceGetAttribute(&l2, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, device),
               "L2");
@@ -242,7 +265,7 @@ int run(const Config& config) {
             "| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s "
             "| %s |\n",
             size.name, channels, ksize, copy_ms, ms, ms / copy_ms, moved / ms / 1e6,
-            pixels / ms / 1e6, std::string(variant_name(fast.kernel.schedule.variant)).c_str(),
+            pixels / ms / 1e6, kernel_label(fast, size).c_str(),
             tiled_col.c_str(), tiled_ratio.c_str(), naive_col.c_str(), naive_ratio.c_str(), npp_col.c_str(), npp_ratio.c_str(),
             check.c_str());
         std::fflush(stdout);
@@ -266,6 +289,8 @@ int main(int argc, char** argv) {
                  "largest kernel size to time the naive kernel at");
   app.add_option("--mma-min-blocks", gpublur::bench::g_mma_min_blocks,
                  "experiment: the mma kernel's __launch_bounds__ blocks per SM (0: codegen's)");
+  app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
+               "experiment: the mma kernel's widest tiles, not balanced over the SMs");
   CLI11_PARSE(app, argc, argv);
   try {
     return gpublur::bench::run(config);

@@ -44,15 +44,12 @@
 
 namespace gb {
 
-constexpr int kTileW = GB_TILE_W;   // output bytes per tile row: 32 per horizontal step
 constexpr int kTileH = GB_TILE_H;   // output rows per tile: 16 per warp
 constexpr int kPad = GB_PAD;        // intermediate columns each side of the tile, >= r * C
 constexpr int kWarps = GB_BLOCK_THREADS / 32;
-constexpr int kUnits = kTileW / 32;                      // horizontal steps (32 outputs each)
 constexpr int kRowsNeeded = 16 + 2 * kRadiusY;           // input rows of one vertical step
 constexpr int kChunksY = (kRowsNeeded + 31) / 32;        // k32 steps of the vertical product
 constexpr int kChunksX = 1 + kPad / 16;                  // k32 steps of the horizontal window
-constexpr int kColumnTasks = kUnits + kChunksX - 1;      // vertical steps: tile + halo
 constexpr int kHaloX = kRadiusX * kChannels;
 constexpr int kStages = GB_STAGES;                       // input ring: steps in flight
 constexpr int kStageStride = 48;                         // bytes per staged row (32 used): see read_step
@@ -65,7 +62,7 @@ constexpr int kPlaneBytes = 16 * kPlaneStride;
 constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
 
 static_assert(kTileH == 16 * kWarps, "one warp per 16 rows");
-static_assert(kTileW % 32 == 0 && kPad % 16 == 0 && kHaloX <= kPad, "tile shape");
+static_assert(kPad % 16 == 0 && kHaloX <= kPad, "tile shape");
 static_assert((kStages & (kStages - 1)) == 0 && kStages >= 2, "ring index by mask");
 
 // Byte `hi` (0 low, 1 high) of the tap that an input `d` rows below output row 0 gets, or 0.
@@ -125,8 +122,13 @@ constexpr int kFragmentChunks = 5;
 constexpr bool kFragmentTable = kChunksX <= kFragmentChunks;
 constexpr int kTapFragments = kChunksX * 4 * 2;
 constexpr int kTapBytes = kFragmentTable ? kTapFragments * 32 * 8 : (2 * kCountX * 4 + 15) / 16 * 16;
-constexpr int kSharedBytes = kTapBytes + kWarps * kWarpShared;
-static_assert(kSharedBytes == GB_SHARED_BYTES, "codegen's shared size (mma_shared_bytes) matches");
+// The vertical weights as A fragments: a0 row g, k = 4t + e; a1 row g + 8; a2, a3: k + 16. Up to
+// 4 chunks (radius 56) they stay in registers; more would crowd out the horizontal
+// accumulators, so they sit in a block table, one uint4 per (chunk, byte, lane), read once per step.
+constexpr bool kWeightsInRegisters = kChunksY <= 4;
+constexpr int kWeightBytes = kWeightsInRegisters ? 0 : kChunksY * 2 * 32 * 16;
+constexpr int kSharedBytes = kTapBytes + kWeightBytes + kWarps * kWarpShared;
+static_assert(kSharedBytes == GB_SHARED_BYTES, "codegen's shared size (mma_shape in codegen.cpp) matches");
 
 // Window column delta(c, j) = 32c - 2j + (the lane's part) - kPad, relative to the output.
 struct TapSource {
@@ -173,13 +175,6 @@ __device__ __forceinline__ void mma_u8_first(unsigned (&d)[4], const unsigned (&
       : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0u));
 }
-template <int kChunks>
-__device__ __forceinline__ void mma_u8_chain(unsigned (&d)[4], const unsigned (&a)[kChunks][4],
-                                             const unsigned (&b)[kChunks][2][4], int i) {
-  mma_u8_first(d, a[0], b[0][0][i], b[0][1][i]);
-#pragma unroll
-  for (int c = 1; c < kChunks; ++c) mma_u8(d, a[c], b[c][0][i], b[c][1][i]);
-}
 
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -203,6 +198,51 @@ struct Lane {
   int g;  // lane / 4: the fragment row (A, C) or column (B)
   int t;  // lane % 4: which 4 k's (A, B) or 2 columns (C)
 };
+
+// The lane's vertical A fragment of chunk c, byte hi.
+__device__ __forceinline__ void weight_fragment(unsigned (&a)[4], int c, int hi, Lane l) {
+  const int d = 32 * c + 4 * l.t - l.g;
+  const int offsets[4] = {d, d - 8, d + 16, d + 8};
+#pragma unroll
+  for (int f = 0; f < 4; ++f) a[f] = window_y(hi, offsets[f]);
+}
+
+struct WeightsY {
+  unsigned reg[kWeightsInRegisters ? kChunksY : 1][2][4];
+  const uint4* table;  // [chunk][byte][lane]
+  int lane;
+  __device__ __forceinline__ void get(int c, int hi, unsigned (&a)[4]) const {
+    if (kWeightsInRegisters) {
+#pragma unroll
+      for (int f = 0; f < 4; ++f) a[f] = reg[c][hi][f];
+    } else {
+      const uint4 v = table[(c * 2 + hi) * 32 + lane];
+      a[0] = v.x, a[1] = v.y, a[2] = v.z, a[3] = v.w;
+    }
+  }
+};
+
+// Fills the block's table (all threads; a __syncthreads must follow) or the lane's registers.
+__device__ __forceinline__ WeightsY build_weights_y(unsigned char* table, Lane l, int lane) {
+  WeightsY w;
+  w.table = reinterpret_cast<const uint4*>(table);
+  w.lane = lane;
+  if (kWeightsInRegisters) {
+#pragma unroll
+    for (int c = 0; c < (kWeightsInRegisters ? kChunksY : 0); ++c) {
+      weight_fragment(w.reg[c][0], c, 0, l);
+      weight_fragment(w.reg[c][1], c, 1, l);
+    }
+  } else {
+    for (int i = threadIdx.x; i < kChunksY * 2 * 32; i += GB_BLOCK_THREADS) {
+      const int fl = i & 31;
+      unsigned a[4];
+      weight_fragment(a, i >> 6, (i >> 5) & 1, Lane{fl >> 2, fl & 3});
+      reinterpret_cast<uint4*>(table)[i] = make_uint4(a[0], a[1], a[2], a[3]);
+    }
+  }
+  return w;
+}
 
 __device__ __forceinline__ void cp_async16(unsigned char* dst, const unsigned char* src) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
@@ -297,19 +337,26 @@ __device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l
 
 // Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
 // The lane's results are rows g and g + 8, byte columns 8t .. 8t + 7 of the task.
-__device__ __forceinline__ void vertical_task(TaskWords tw, const unsigned (&w_lo)[kChunksY][4],
-                                              const unsigned (&w_hi)[kChunksY][4], Lane l,
+__device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights, Lane l,
                                               unsigned char* plane_lo, unsigned char* plane_hi) {
+  unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
     transpose4(tw.w[c][0]);
     transpose4(tw.w[c][1]);
-  }
-  unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
+    unsigned w_lo[4], w_hi[4];
+    weights.get(c, 0, w_lo);
+    weights.get(c, 1, w_hi);
 #pragma unroll
-  for (int i = 0; i < 4; ++i) {
-    mma_u8_chain<kChunksY>(acc_lo[i], w_lo, tw.w, i);
-    mma_u8_chain<kChunksY>(acc_hi[i], w_hi, tw.w, i);
+    for (int i = 0; i < 4; ++i) {
+      if (c == 0) {
+        mma_u8_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
+        mma_u8_first(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
+      } else {
+        mma_u8(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
+        mma_u8(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
+      }
+    }
   }
   // Fragment f: row g (f < 2) or g + 8, output column 2t + (f & 1) of 8, which is byte column
   // 4 (2t + (f & 1)) + i of the task: 8t + i, or 8t + 4 + i.
@@ -340,7 +387,11 @@ __device__ __forceinline__ unsigned pack_top_bytes(unsigned b0, unsigned b1, uns
 
 // Horizontal product for 16 rows x 32 outputs starting at intermediate column u0 (the window
 // is columns u0 .. u0 + 32 kChunksX). N-tile j's column n is output 8 (n / 2) + 2j + n % 2,
-// so the lane's results for a row are its 8 consecutive outputs 8t .. 8t + 7.
+// so the lane's results for a row are its 8 consecutive outputs 8t .. 8t + 7. Under a tight
+// register budget (4+ blocks per SM) the 4 N-tiles go in 2 passes, each reloading the window;
+// otherwise in one, each window chunk loaded once.
+constexpr int kPasses = GB_MIN_BLOCKS >= 4 ? 2 : 1;
+constexpr int kTilesPerPass = 4 / kPasses;
 __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, const unsigned char* plane_hi,
                                                 const TapSource& taps, int unit, Lane l, int lane,
                                                 unsigned char* __restrict__ out,
@@ -348,10 +399,10 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
                                                 int row_bytes) {
   const int row_offset = (lane & 15) * kPlaneStride + (lane >> 4) * 16;
   const int u0 = 32 * unit;
-  unsigned result[2][2][2];  // [row half][word of 8 outputs][...]: packed output bytes
+  unsigned result[2][2];  // [row half][word]: the lane's 8 packed output bytes of a row
 #pragma unroll
-  for (int jp = 0; jp < 2; ++jp) {  // N-tiles 2jp, 2jp + 1 (halves keep registers down)
-    unsigned ll[2][4], mid[2][4], hh[2][4];
+  for (int jp = 0; jp < kPasses; ++jp) {  // N-tiles kTilesPerPass jp, ...
+    unsigned ll[kTilesPerPass][4], mid[kTilesPerPass][4], hh[kTilesPerPass][4];
 #pragma unroll
     for (int c = 0; c < kChunksX; ++c) {
       unsigned m_lo[4], m_hi[4];
@@ -359,8 +410,8 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
       ldmatrix_x4(m_lo, plane_lo + row_offset + slot);
       ldmatrix_x4(m_hi, plane_hi + row_offset + slot);
 #pragma unroll
-      for (int jj = 0; jj < 2; ++jj) {
-        const int j = 2 * jp + jj;
+      for (int jj = 0; jj < kTilesPerPass; ++jj) {
+        const int j = kTilesPerPass * jp + jj;
         const uint2 q_lo = taps.get(c, j, 0);
         const uint2 q_hi = taps.get(c, j, 1);
         if (c == 0) {
@@ -377,16 +428,19 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
     }
 #pragma unroll
     for (int half = 0; half < 2; ++half) {
-      unsigned b[2][2];
+      unsigned b[kTilesPerPass][2];
 #pragma unroll
-      for (int jj = 0; jj < 2; ++jj) {
+      for (int jj = 0; jj < kTilesPerPass; ++jj) {
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
           const int f = 2 * half + n;
           b[jj][n] = hh[jj][f] * 65536u + mid[jj][f] * 256u + ll[jj][f] + kHorizontalRound;  // mod 2^32, exact
         }
       }
-      result[half][jp][0] = pack_top_bytes(b[0][0], b[0][1], b[1][0], b[1][1]);
+#pragma unroll
+      for (int w = 0; w < kTilesPerPass / 2; ++w) {  // N-tiles 2w', 2w' + 1 give outputs 8t + 4w' ..
+        result[half][jp * kTilesPerPass / 2 + w] = pack_top_bytes(b[2 * w][0], b[2 * w][1], b[2 * w + 1][0], b[2 * w + 1][1]);
+      }
     }
   }
 #pragma unroll
@@ -395,7 +449,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
     const int x = x_first + u0 + 8 * l.t;
     if (y >= height || x >= row_bytes) continue;
     unsigned char* dst = out + static_cast<size_t>(y) * out_pitch + x;
-    const unsigned w0 = result[half][0][0], w1 = result[half][1][0];
+    const unsigned w0 = result[half][0], w1 = result[half][1];
     if (x + 8 <= row_bytes) {
       *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
     } else {
@@ -415,44 +469,37 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int warp = threadIdx.x >> 5;
   const Lane l{lane >> 2, lane & 3};
   const int row_bytes = width * kChannels;
-  const int x0 = blockIdx.x * kTileW;
+  // The tile's width follows from the grid (launch_dims balances it against the GPU's SMs):
+  // the row's 32-byte units, shared evenly by the grid's columns; at most GB_TILE_W bytes.
+  const int row_units = (row_bytes + 31) >> 5;
+  const int tile_units = (row_units + gridDim.x - 1) / gridDim.x;
+  const int column_tasks = tile_units + kChunksX - 1;  // vertical steps: tile + halo
+  const int x0 = blockIdx.x * 32 * tile_units;
   const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
 
   const TapSource taps = build_tap_source(shared);
+  const WeightsY weights = build_weights_y(shared + kTapBytes, l, lane);
   __syncthreads();
   if (y_first >= height) return;
-  unsigned char* stages = shared + kTapBytes + warp * kWarpShared;
+  unsigned char* stages = shared + kTapBytes + kWeightBytes + warp * kWarpShared;
   unsigned char* plane_lo = stages + kStages * kStageBytes;
   unsigned char* plane_hi = plane_lo + kPlaneBytes;
   const int y_top = y_first - kRadiusY;
   const int xv0 = x0 - kPad;  // image byte column of intermediate column 0
 
-  // The vertical weights as A fragments: a0 row g, k = 4t + e; a1 row g + 8; a2, a3: k + 16.
-  unsigned w_lo[kChunksY][4], w_hi[kChunksY][4];
-#pragma unroll
-  for (int c = 0; c < kChunksY; ++c) {
-    const int d = 32 * c + 4 * l.t - l.g;
-    const int offsets[4] = {d, d - 8, d + 16, d + 8};
-#pragma unroll
-    for (int f = 0; f < 4; ++f) {
-      w_lo[c][f] = window_y(0, offsets[f]);
-      w_hi[c][f] = window_y(1, offsets[f]);
-    }
-  }
-
   const StageSource source = stage_source(in, in_pitch, height, xv0, y_top, lane);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
-    if (s < kColumnTasks) {
+    if (s < column_tasks) {
       stage_step(in, in_pitch, width, height, row_bytes, source, xv0 + 32 * s, y_top, s, stages + s * kStageBytes, lane);
     } else {
       cp_async_commit();
     }
   }
 #pragma unroll 1
-  for (int task = 0; task < kColumnTasks; ++task) {
+  for (int task = 0; task < column_tasks; ++task) {
     const int ahead = task + kStages - 1;  // its slot was read one step ago, before the last __syncwarp
-    if (ahead < kColumnTasks) {
+    if (ahead < column_tasks) {
       stage_step(in, in_pitch, width, height, row_bytes, source, xv0 + 32 * ahead, y_top, ahead,
                  stages + (ahead & (kStages - 1)) * kStageBytes, lane);
     } else {
@@ -462,7 +509,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
     __syncwarp();
     const TaskWords tw = read_step(stages + (task & (kStages - 1)) * kStageBytes, l);
     const int slot = 32 * (task % kRing);
-    vertical_task(tw, w_lo, w_hi, l, plane_lo + slot, plane_hi + slot);
+    vertical_task(tw, weights, l, plane_lo + slot, plane_hi + slot);
     __syncwarp();
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {

@@ -112,11 +112,12 @@ constexpr int kSharedPerBlockReserved = 1024;  // the system's share of each res
 // per warp a ring of `stages` input slots (48-byte rows; the step's 16 + 2r rows rounded up
 // to 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16); per block the
 // horizontal taps, as fragments (2 KiB per chunk) up to 5 chunks, else as the window table
-// (2 x 4 bytes per window column).
+// (2 x 4 bytes per window column), and past 4 vertical chunks the vertical weights (1 KiB each).
 struct MmaShape {
   int chunks_x;
+  int chunks_y;
   int warp_bytes;
-  int tap_bytes;
+  int tap_bytes;  // and weights: the block's tables
 };
 MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
@@ -124,7 +125,9 @@ MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int warp_bytes = stages * 48 * slot_rows + 2 * 16 * (32 * chunks_x + 16);
   const int window_columns = 63 + 2 * pad;
   const int tap_bytes = chunks_x <= 5 ? chunks_x * 2048 : (8 * window_columns + 15) / 16 * 16;
-  return {chunks_x, warp_bytes, tap_bytes};
+  const int chunks_y = (16 + 2 * spec.y.radius() + 31) / 32;
+  const int weight_bytes = chunks_y <= 4 ? 0 : chunks_y * 1024;  // vertical A fragments
+  return {chunks_x, chunks_y, warp_bytes, tap_bytes + weight_bytes};
 }
 
 int mma_pad(const BlurSpec& spec) {
@@ -132,9 +135,11 @@ int mma_pad(const BlurSpec& spec) {
 }
 
 // Small kernels (a step of at most 2 x 3 chunks): the measured schedule, 4 warps, 4 stages,
-// in under 48 KiB. Larger: 2 stages (a step's products outlast a copy), as many warps (up to
-// 4) as the architecture's shared memory holds, and a tile wide enough that the halo's vertical
-// steps cost at most half again. nullopt: not even one warp fits.
+// in under 48 KiB. Larger: 2 stages (a step's products outlast a copy), 4 warps where the
+// architecture's shared memory holds them (else fewer), as many blocks per SM as it holds,
+// and a tile wide enough that the halo's vertical steps cost at most half again. nullopt: not
+// even one warp fits.
+
 std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   KernelSchedule s;
   s.variant = KernelVariant::kMma;
@@ -143,15 +148,19 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   s.stages = small ? 4 : 2;
   const MmaShape shape = mma_shape(spec, s.halo, s.stages);
   const SharedMemoryLimits limits = shared_memory_limits(arch);
+  const auto block_bytes = [&](int warps) { return warps * shape.warp_bytes + shape.tap_bytes; };
   int warps = 4;
-  while (warps > 0 && warps * shape.warp_bytes + shape.tap_bytes > (small ? kSharedLimit : limits.per_block)) {
+  while (warps > 0 && block_bytes(warps) > (small ? kSharedLimit : limits.per_block)) {
     warps = small && warps == 4 ? 2 : warps - 1;
   }
   if (warps == 0) return std::nullopt;
+  const int blocks = std::clamp(limits.per_sm / (block_bytes(warps) + kSharedPerBlockReserved), 1, 8);
   s.block_threads = 32 * warps;
   s.tile_h = 16 * warps;
-  s.shared_bytes = warps * shape.warp_bytes + shape.tap_bytes;
+  s.shared_bytes = block_bytes(warps);
   s.dynamic_shared = true;
+  s.chunks_x = shape.chunks_x;
+  s.chunks_y = shape.chunks_y;
   if (small) {
     s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
     // Small kernels fit 80 registers (6 blocks, 24 warps per SM) with at most a few bytes of
@@ -159,9 +168,9 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
     s.min_blocks = spec.y.radius() <= 8 && s.halo <= 32 ? 6 : 4;
   } else {
     s.tile_w = 32 * std::max(15, 2 * (shape.chunks_x - 1));
-    // As many blocks as shared memory lets reside: the register budget follows (255 at most).
-    s.min_blocks = std::clamp(limits.per_sm / (s.shared_bytes + kSharedPerBlockReserved), 1, 8);
+    s.min_blocks = blocks;  // the register budget follows (255 at most)
   }
+  s.resident_per_sm = std::min(blocks, s.min_blocks);
   return s;
 }
 
@@ -406,17 +415,50 @@ GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
   return k;
 }
 
-LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height) {
+namespace {
+
+// Tile width in 32-byte units for blur_mma.cu. A small image gives a small kernel's widest
+// tiles too few blocks to fill the SMs (1080p gray: 68 blocks for 132 SMs), each a long
+// chain of steps: narrower tiles spread it out. Pick the width whose waves x block time is
+// least, a block's time counted in tensor-core products: each unit of output a horizontal
+// product (16 per window chunk), each vertical step (unit or halo) a vertical one (8 per
+// chunk), and one step of start-up. Measured on the H100 (bench/RESULTS.md): this wins below
+// 2 blocks per SM and loses above, where blocks finish at scattered times and the narrower
+// tiles' extra halo steps are pure cost; and it loses for large kernels at every size.
+long long mma_tile_units(const KernelSchedule& s, long long row_units, long long rows, int sm_count) {
+  const long long widest = s.tile_w / 32;
+  const long long slots = static_cast<long long>(sm_count) * s.resident_per_sm;
+  if (sm_count <= 0 || slots <= 0 || s.stages != 4) return widest;  // 4 stages: a small kernel
+  const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
+  if (blocks(widest) > 2LL * sm_count) return widest;
+  const long long horizontal = 16LL * s.chunks_x, vertical = 8LL * s.chunks_y;
+  long long best = widest, best_cost = -1;
+  for (long long units = widest; units >= 1; --units) {
+    const long long waves = (blocks(units) + slots - 1) / slots;
+    const long long block_time = units * horizontal + (units + s.chunks_x - 1) * vertical + horizontal + vertical;
+    const long long cost = waves * block_time;
+    if (best_cost < 0 || cost < best_cost) best = units, best_cost = cost;
+  }
+  return best;
+}
+
+}  // namespace
+
+LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count) {
   const auto& s = kernel.schedule;
   if (s.variant == KernelVariant::kGeneral) {  // one thread per pixel, one block row per row
     return {static_cast<unsigned>((width + s.block_threads - 1) / s.block_threads),
             static_cast<unsigned>(height), static_cast<unsigned>(s.block_threads)};
   }
   const long long row_bytes = static_cast<long long>(width) * kernel.channels;
-  return {static_cast<unsigned>((row_bytes + s.tile_w - 1) / s.tile_w),
-          static_cast<unsigned>((height + s.tile_h - 1) / s.tile_h),
-          static_cast<unsigned>(s.block_threads),
-          s.launch_shared_bytes()};
+  const long long rows = (height + s.tile_h - 1) / s.tile_h;
+  long long tile_w = s.tile_w;
+  if (s.variant == KernelVariant::kMma) {
+    const long long row_units = (row_bytes + 31) / 32;
+    tile_w = 32 * mma_tile_units(s, row_units, rows, sm_count);
+  }
+  return {static_cast<unsigned>((row_bytes + tile_w - 1) / tile_w), static_cast<unsigned>(rows),
+          static_cast<unsigned>(s.block_threads), s.launch_shared_bytes()};
 }
 
 }  // namespace gpublur

@@ -39,7 +39,7 @@ bool mma_supports(const BlurSpec& spec, int arch);
 struct KernelSchedule {
   KernelVariant variant = KernelVariant::kWide;
   int block_threads = 256;
-  int tile_w = 256;    // output bytes per block
+  int tile_w = 256;    // output bytes per block (kMma: at most; launch_dims may narrow it)
   int tile_h = 16;     // output rows per block
   int strip_h = 0;     // kTiled: output rows per vertical-pass thread
   int halo = 0;        // kTiled, kMma: intermediate columns each side (multiple of 4, 16)
@@ -49,6 +49,9 @@ struct KernelSchedule {
   bool dynamic_shared = false;  // kMma: shared_bytes is given at launch (it may pass 48 KiB)
   int min_blocks = 0;  // kMma: blocks per SM the register budget is cut for (__launch_bounds__)
   int stages = 0;      // kMma: input steps staged ahead
+  int chunks_x = 0;    // kMma: k32 steps of a horizontal product (window 32 x chunks_x)
+  int chunks_y = 0;    // kMma: k32 steps of a vertical product
+  int resident_per_sm = 0;  // kMma: blocks an SM holds at once (shared memory, launch bounds)
 
   /// Dynamic shared memory each launch gives the kernel (0: its shared memory is static).
   unsigned launch_shared_bytes() const { return dynamic_shared ? static_cast<unsigned>(shared_bytes) : 0u; }
@@ -82,7 +85,9 @@ struct LaunchDims {
   unsigned dynamic_shared_bytes = 0;  // also the function's opt-in (cuda::allow_dynamic_shared)
 };
 
-/// Grid and block for an image of width x height pixels (channels from the kernel).
-LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height);
+/// Grid and block for an image of width x height pixels (channels from the kernel). With the
+/// GPU's SM count, the tensor-core kernel's tiles are narrowed where that spreads a grid of few
+/// waves more evenly over the SMs (its kernel takes the tile width from the grid).
+LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count = 0);
 
 }  // namespace gpublur

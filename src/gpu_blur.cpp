@@ -86,6 +86,7 @@ std::optional<GpuInfo> probe_gpu(std::string& why) {
                    attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
   GB_CU_CHECK(driver->cuDriverGetVersion(&info.driver_version), "querying the driver version");
   GB_CU_CHECK(driver->cuDeviceTotalMem(&info.memory_bytes, device), "querying the GPU's memory");
+  info.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
   return info;
 }
 
@@ -165,7 +166,7 @@ GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
   CUdeviceptr in_ptr = source.get(), out_ptr = result.get();
   int in_pitch = static_cast<int>(pitch), out_pitch = static_cast<int>(pitch);
   int width = in.width, height = in.height;
-  const LaunchDims dims = launch_dims(kernel, in.width, in.height);
+  const LaunchDims dims = launch_dims(kernel, in.width, in.height, session.info().sm_count);
   if (general) {  // vertical into the intermediate, then horizontal out of it
     CUdeviceptr mid_ptr = intermediate->get();
     int mid_pitch_arg = static_cast<int>(mid_pitch);

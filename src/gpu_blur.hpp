@@ -20,6 +20,7 @@ struct GpuInfo {
   Arch arch;               // compute capability
   int driver_version = 0;  // e.g. 13000 for CUDA 13.0
   std::size_t memory_bytes = 0;
+  int sm_count = 0;  // streaming multiprocessors
 };
 
 /// The first GPU, after loading the driver and cuInit; nullopt with `why` (for the user) when

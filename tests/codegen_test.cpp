@@ -128,6 +128,39 @@ TEST_CASE("same spec, same bytes", "[codegen]") {
   CHECK(generate_kernel(spec).source == generate_kernel(spec).source);
 }
 
+// What the kernel computes from the grid: its tile of ceil(units / grid_x) units.
+void check_mma_columns(const LaunchDims& d, long long row_units, long long widest_units) {
+  const long long tile_units = (row_units + d.grid_x - 1) / d.grid_x;
+  CHECK(tile_units <= widest_units);
+  CHECK(tile_units * d.grid_x >= row_units);        // covers the row
+  CHECK(tile_units * (d.grid_x - 1) < row_units);   // and no block starts past it
+}
+
+TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs", "[codegen]") {
+  const GeneratedKernel big = generate_kernel(test::make_test_spec(255, 40.0, 3), KernelVariant::kMma,
+                                              SampleFormat::k8, 90);
+  const long long widest = big.schedule.tile_w / 32;
+  // Large kernels keep their widest tiles (narrower ones measured slower at every size).
+  const LaunchDims wide = launch_dims(big, 3840, 2160, 132);
+  CHECK(wide.grid_x == launch_dims(big, 3840, 2160).grid_x);
+  check_mma_columns(wide, 360, widest);
+  CHECK(wide.dynamic_shared_bytes == static_cast<unsigned>(big.schedule.shared_bytes));
+  // Above 2 blocks per SM (8K 7x7 RGB, 4K gray) small kernels keep theirs too.
+  const GeneratedKernel small = generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
+                                                SampleFormat::k8, 90);
+  CHECK(launch_dims(small, 7680, 4320, 132).grid_x == launch_dims(small, 7680, 4320).grid_x);
+  CHECK(launch_dims(small, 1280, 2160, 132).grid_x == launch_dims(small, 1280, 2160).grid_x);
+  // Below (1080p 7x7 RGB: 12 x 17 = 204 blocks for 132 SMs), more blocks of fewer steps.
+  const LaunchDims hd = launch_dims(small, 1920, 1080, 132);
+  CHECK(hd.grid_x > launch_dims(small, 1920, 1080).grid_x);
+  check_mma_columns(hd, 180, small.schedule.tile_w / 32);
+  check_mma_columns(launch_dims(small, 1920, 1080), 180, small.schedule.tile_w / 32);
+  for (int width : {1, 31, 33, 1000, 5000}) {
+    CAPTURE(width);
+    check_mma_columns(launch_dims(big, width, 700, 132), (width * 3 + 31) / 32, widest);
+  }
+}
+
 TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
   for (int channels = 1; channels <= 4; ++channels) {
     for (int size : {1, 7, 31, 255, 1023, kMaxKernelSize}) {
