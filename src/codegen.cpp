@@ -139,7 +139,6 @@ int mma_pad(const BlurSpec& spec) {
 // architecture's shared memory holds them (else fewer), as many blocks per SM as it holds,
 // and a tile wide enough that the halo's vertical steps cost at most half again. nullopt: not
 // even one warp fits.
-
 std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   KernelSchedule s;
   s.variant = KernelVariant::kMma;
