@@ -1,7 +1,8 @@
 // png_encode_bench.cpp — PNG encoding time and size: stock stb_image_write (its own deflate)
-// against gpublur's writer (stb's filters + libdeflate), on the same image, in one run.
+// against gpublur's writer (png_encode.cpp: Paeth and zlib in parallel bands, libpng's chunks),
+// on the same image, in one run.
 //   gpublur_png_bench IMAGE [--repeat N]     (any image stb reads; e.g. a blurred 1080p PNG)
-#define STB_IMAGE_WRITE_STATIC  // a private copy of stock stb_image_write, no libdeflate hook
+#define STB_IMAGE_WRITE_STATIC  // a private copy of stock stb_image_write
 #define STB_IMAGE_WRITE_IMPLEMENTATION
 #define STBI_WRITE_NO_STDIO
 #include <stb_image_write.h>

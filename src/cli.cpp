@@ -9,7 +9,7 @@
 
 #include "errors.hpp"
 #include "image_io.hpp"
-#include "png_deflate.hpp"
+#include "png_encode.hpp"
 #include "version.hpp"
 #include "weights.hpp"
 

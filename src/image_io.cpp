@@ -15,8 +15,7 @@
 
 #include "atomic_file.hpp"
 #include "errors.hpp"
-#include "png16.hpp"
-#include "png_deflate.hpp"
+#include "png_encode.hpp"
 
 namespace gpublur {
 namespace {
@@ -128,17 +127,8 @@ std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
   const void* pixels = image.pixels.data();
   int ok = 0;
   switch (format) {
-    case ImageFormat::kPng: {
-      stbi_write_png_compression_level = options.png_level;  // reaches zlib_compress_for_png
-      // stb writes the chunks and hands over unfiltered rows; png_deflate.cpp Paeth-filters and
-      // deflates them on all cores (Paeth: what stb's own per-row choice picked for nearly every
-      // row of photos, at a fifth of the cost of trying all five filters).
-      stbi_write_force_png_filter = 0;
-      const ScopedPngRows rows(image.row_bytes(), c);
-      ok = stbi_write_png_to_func(append, &out, w, h, c, pixels,
-                                  static_cast<int>(image.row_bytes()));
-      break;
-    }
+    case ImageFormat::kPng:
+      return encode_png(image, PngEncoding{options.png_level, 0});
     case ImageFormat::kJpeg:
       ok = stbi_write_jpg_to_func(append, &out, w, h, c, pixels, options.jpeg_quality);
       break;
@@ -183,7 +173,7 @@ void write_image(const Image16& image, const std::string& path, const WriteOptio
   if (format_for_path(path) != ImageFormat::kPng) {
     throw UsageError("cannot write '" + path + "': only PNG keeps 16 bits per sample; use .png");
   }
-  write_file_atomically(path, encode_png16(image, options.png_level));
+  write_file_atomically(path, encode_png(image, PngEncoding{options.png_level, 0}));
 }
 
 void write_image(const Image& image, const std::string& path, const WriteOptions& options) {

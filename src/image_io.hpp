@@ -46,15 +46,14 @@ Image to_8_bit(const Image16& image);
 Image to_8_bit(const ImageF& image);
 
 struct WriteOptions {
-  // zlib level 0..9, compressed on all cores (png_deflate.hpp). 4 is the knee: a 1080p photo
+  // zlib level 0..9, compressed on all cores (png_encode.hpp). 4 is the knee: a 1080p photo
   // encodes several times faster than stock stb_image_write into a file a third smaller
   // (bench/RESULTS.md); 6-9 trade time for a few percent.
   int png_level = 4;
   int jpeg_quality = 95;  // 1..100
 };
 
-/// Encodes `image` in `format` (in memory; never touches the disk). Not thread-safe: stb takes
-/// the PNG level through a global.
+/// Encodes `image` in `format` (in memory; never touches the disk).
 std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
                                        const WriteOptions& options = {});
 
