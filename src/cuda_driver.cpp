@@ -71,6 +71,8 @@ LoadResult load() {
   GB_RESOLVE(cuFuncSetAttribute);
   GB_RESOLVE(cuMemAlloc);
   GB_RESOLVE(cuMemFree);
+  GB_RESOLVE(cuMemHostRegister);
+  GB_RESOLVE(cuMemHostUnregister);
   GB_RESOLVE(cuMemcpyHtoDAsync);
   GB_RESOLVE(cuMemcpyDtoHAsync);
   GB_RESOLVE(cuMemcpyDtoDAsync);
@@ -139,6 +141,9 @@ void ModuleTraits::destroy(Handle module) {
 void DevicePtrTraits::destroy(Handle ptr) {
   GB_CU_CHECK(api().cuMemFree(ptr), "freeing GPU memory");
 }
+void HostRegistrationTraits::destroy(Handle host) {
+  GB_CU_CHECK(api().cuMemHostUnregister(host), "unpinning host memory");
+}
 void StreamTraits::destroy(Handle stream) {
   GB_CU_CHECK(api().cuStreamDestroy(stream), "destroying a CUDA stream");
 }
@@ -181,6 +186,12 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   GB_CU_CHECK(api().cuMemAlloc(&raw, bytes ? bytes : 1),
               "allocating " + std::to_string(bytes) + " bytes of GPU memory");
   ptr_ = UniqueHandle<DevicePtrTraits>(raw);
+}
+
+PinnedHostRange::PinnedHostRange(void* host, std::size_t bytes) {
+  if (host && bytes && api().cuMemHostRegister(host, bytes, 0) == CUDA_SUCCESS) {
+    registered_ = UniqueHandle<HostRegistrationTraits>(host);
+  }
 }
 
 Stream::Stream() {

@@ -34,6 +34,8 @@ struct DriverApi {
   decltype(&::cuFuncSetAttribute) cuFuncSetAttribute;
   decltype(&::cuMemAlloc) cuMemAlloc;
   decltype(&::cuMemFree) cuMemFree;
+  decltype(&::cuMemHostRegister) cuMemHostRegister;
+  decltype(&::cuMemHostUnregister) cuMemHostUnregister;
   decltype(&::cuMemcpyHtoDAsync) cuMemcpyHtoDAsync;
   decltype(&::cuMemcpyDtoHAsync) cuMemcpyDtoHAsync;
   decltype(&::cuMemcpyDtoDAsync) cuMemcpyDtoDAsync;
@@ -87,6 +89,11 @@ struct DevicePtrTraits {
   static Handle null() noexcept { return 0; }
   static void destroy(Handle ptr);
 };
+struct HostRegistrationTraits {
+  using Handle = void*;
+  static Handle null() noexcept { return nullptr; }
+  static void destroy(Handle host);
+};
 struct StreamTraits {
   using Handle = CUstream;
   static Handle null() noexcept { return nullptr; }
@@ -137,6 +144,20 @@ class DeviceBuffer {
  private:
   UniqueHandle<DevicePtrTraits> ptr_;
   std::size_t bytes_ = 0;
+};
+
+/// Host memory page-locked for as long as this lives (cuMemHostRegister), so the copy engines
+/// move it by DMA, asynchronously and at the link's full speed. Pinning costs about 0.06 ms per
+/// MB and saves more on every copy of the same memory. The driver may refuse (locked-memory
+/// limits, some platforms); then pinned() is false and copies of the memory still work, staged
+/// through the driver's own buffers.
+class PinnedHostRange {
+ public:
+  PinnedHostRange(void* host, std::size_t bytes);
+  bool pinned() const noexcept { return static_cast<bool>(registered_); }
+
+ private:
+  UniqueHandle<HostRegistrationTraits> registered_;
 };
 
 class Stream {

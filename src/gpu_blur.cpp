@@ -112,6 +112,11 @@ constexpr SampleFormat format_of() {
   return sizeof(Sample) == 1 ? SampleFormat::k8 : SampleFormat::k16;
 }
 
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
 void launch(CUfunction function, const LaunchDims& dims, const cuda::Stream& stream,
             void** args) {
   GB_CU_CHECK(cuda::api().cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1,
@@ -121,71 +126,104 @@ void launch(CUfunction function, const LaunchDims& dims, const cuda::Stream& str
 
 }  // namespace
 
+struct GpuKernel::Impl {
+  cuda::Module module;
+  CUfunction function = nullptr;
+  CUfunction horizontal = nullptr;  // kGeneral's second pass
+
+  Impl(const GeneratedKernel& kernel, const CompiledKernel& compiled)
+      : module(compiled.module_image(), "the kernel (" +
+                                            std::string(target_name(compiled.plan.target)) +
+                                            " for " + compiled.plan.arch.sm() + ")"),
+        function(module.function(kernel.entry.c_str(), kernel.schedule.launch_shared_bytes())) {
+    if (kernel.schedule.variant == KernelVariant::kGeneral) {
+      horizontal = module.function(kernel.horizontal_entry.c_str());
+    }
+  }
+};
+
+GpuKernel::GpuKernel(GpuSession& session, const GeneratedKernel& kernel,
+                     const CompiledKernel& compiled)
+    : session_(session), kernel_(kernel) {
+  GpuSessionAccess::context(session).make_current();  // it may have been opened elsewhere
+  const auto start = std::chrono::steady_clock::now();
+  impl_ = std::make_unique<Impl>(kernel, compiled);
+  load_ms_ = ms_since(start);
+}
+
+GpuKernel::~GpuKernel() = default;
+
 template <typename Sample>
-GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
-                           const GeneratedKernel& kernel, const CompiledKernel& compiled) {
-  if (in.channels != kernel.channels || kernel.format != format_of<Sample>()) {
-    throw InternalError("kernel " + kernel.name + " does not fit an image of " +
-                        std::to_string(in.channels) + " channels of " +
+GpuTimes GpuKernel::blur_in_place(Raster<Sample>& image) const {
+  if (image.channels != kernel_.channels || kernel_.format != format_of<Sample>()) {
+    throw InternalError("kernel " + kernel_.name + " does not fit an image of " +
+                        std::to_string(image.channels) + " channels of " +
                         std::to_string(sizeof(Sample) * 8) + "-bit samples");
   }
   const auto& driver = cuda::api();
-  cuda::Context& context = GpuSessionAccess::context(session);
-  context.make_current();  // the session may have been opened on another thread
-  const std::size_t pitch = device_pitch(in.row_bytes());
-  const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(in.height));
-  const bool general = kernel.schedule.variant == KernelVariant::kGeneral;
+  GpuSessionAccess::context(session_).make_current();
+  const std::size_t pitch = device_pitch(image.row_bytes());
+  const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(image.height));
+  const bool general = kernel_.schedule.variant == KernelVariant::kGeneral;
   const std::size_t mid_pitch =
-      general ? device_pitch(checked_mul(in.row_samples(), static_cast<std::size_t>(kernel.mid_bytes)))
+      general ? device_pitch(checked_mul(image.row_samples(),
+                                         static_cast<std::size_t>(kernel_.mid_bytes)))
               : 0;
 
-  GpuRun<Sample> run{make_raster<Sample>(in.width, in.height, in.channels)};
-  const auto load_start = std::chrono::steady_clock::now();
-  // Owners in dependency order (the session's context outlives them all): module, buffers,
-  // stream, events; destroyed in reverse.
-  cuda::Module module(compiled.module_image(), "the kernel (" +
-                                                   std::string(target_name(compiled.plan.target)) +
-                                                   " for " + compiled.plan.arch.sm() + ")");
-  const CUfunction function = module.function(
-      kernel.entry.c_str(), kernel.schedule.launch_shared_bytes());
-  const CUfunction horizontal = general ? module.function(kernel.horizontal_entry.c_str()) : nullptr;
-  run.load_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - load_start)
-          .count();
+  GpuTimes times;
+  const auto pin_start = std::chrono::steady_clock::now();
+  // Owners in dependency order (the session's context outlives them all): the pinned range,
+  // buffers, stream, events; destroyed in reverse, so the range is unpinned last.
+  const cuda::PinnedHostRange pinned(image.pixels.data(), image.byte_count());
+  times.pin_ms = ms_since(pin_start);
+  times.pinned = pinned.pinned();
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
   std::optional<cuda::DeviceBuffer> intermediate;
-  if (general) intermediate.emplace(checked_mul(mid_pitch, static_cast<std::size_t>(in.height)));
+  if (general) intermediate.emplace(checked_mul(mid_pitch, static_cast<std::size_t>(image.height)));
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, stop;
 
   start.record(stream);
-  const CUDA_MEMCPY2D upload = upload_copy(in, source.get(), pitch);
+  const CUDA_MEMCPY2D upload = upload_copy(image, source.get(), pitch);
   GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
   uploaded.record(stream);
   CUdeviceptr in_ptr = source.get(), out_ptr = result.get();
   int in_pitch = static_cast<int>(pitch), out_pitch = static_cast<int>(pitch);
-  int width = in.width, height = in.height;
-  const LaunchDims dims = launch_dims(kernel, in.width, in.height, session.info().sm_count);
+  int width = image.width, height = image.height;
+  const LaunchDims dims = launch_dims(kernel_, image.width, image.height, session_.info().sm_count);
   if (general) {  // vertical into the intermediate, then horizontal out of it
     CUdeviceptr mid_ptr = intermediate->get();
     int mid_pitch_arg = static_cast<int>(mid_pitch);
     void* vertical_args[] = {&in_ptr, &in_pitch, &mid_ptr, &mid_pitch_arg, &width, &height};
-    launch(function, dims, stream, vertical_args);
+    launch(impl_->function, dims, stream, vertical_args);
     void* horizontal_args[] = {&mid_ptr, &mid_pitch_arg, &out_ptr, &out_pitch, &width, &height};
-    launch(horizontal, dims, stream, horizontal_args);
+    launch(impl_->horizontal, dims, stream, horizontal_args);
   } else {
     void* args[] = {&in_ptr, &in_pitch, &out_ptr, &out_pitch, &width, &height};
-    launch(function, dims, stream, args);
+    launch(impl_->function, dims, stream, args);
   }
   computed.record(stream);
-  const CUDA_MEMCPY2D download = download_copy(result.get(), pitch, run.output);
+  // The upload was ordered before this on the stream, so the image's memory is free to take
+  // the result.
+  const CUDA_MEMCPY2D download = download_copy(result.get(), pitch, image);
   GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
   stop.record(stream);
   stream.synchronize("running the blur kernel");
-  run.upload_ms = uploaded.elapsed_since(start);
-  run.kernel_ms = computed.elapsed_since(uploaded);
-  run.download_ms = stop.elapsed_since(computed);
+  times.upload_ms = uploaded.elapsed_since(start);
+  times.kernel_ms = computed.elapsed_since(uploaded);
+  times.download_ms = stop.elapsed_since(computed);
+  return times;
+}
+
+template <typename Sample>
+GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
+                           const GeneratedKernel& kernel, const CompiledKernel& compiled) {
+  const GpuKernel loaded(session, kernel, compiled);
+  GpuRun<Sample> run;
+  run.output = in;
+  run.load_ms = loaded.load_ms();
+  run.times = loaded.blur_in_place(run.output);
   return run;
 }
 
@@ -197,6 +235,7 @@ GpuRun<Sample> blur_on_gpu(const Raster<Sample>& in, const GeneratedKernel& kern
 }
 
 #define GPUBLUR_INSTANTIATE(Sample)                                                          \
+  template GpuTimes GpuKernel::blur_in_place(Raster<Sample>&) const;                        \
   template GpuRun<Sample> blur_on_gpu(GpuSession&, const Raster<Sample>&,                   \
                                       const GeneratedKernel&, const CompiledKernel&);       \
   template GpuRun<Sample> blur_on_gpu(const Raster<Sample>&, const GeneratedKernel&,        \

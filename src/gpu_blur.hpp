@@ -53,18 +53,49 @@ class GpuSession {
   std::unique_ptr<Impl> impl_;
 };
 
-template <typename Sample>
-struct GpuRun {
-  Raster<Sample> output;
-  double load_ms = 0;     // cuModuleLoadData + cuModuleGetFunction (host clock)
+/// What one blur on the GPU took.
+struct GpuTimes {
+  double pin_ms = 0;      // cuMemHostRegister of the image (host clock)
+  bool pinned = false;    // false: the driver refused to pin; the copies were staged instead
   float upload_ms = 0;    // CUDA events
   float kernel_ms = 0;    // CUDA events, the kernel (or kGeneral's two) alone
   float download_ms = 0;  // CUDA events
 };
 
-/// Uploads `in`, runs `compiled` (built from `kernel`) in `session`, downloads the result.
-/// Throws CudaError naming the failing call and what it was for. Sample: std::uint8_t,
-/// std::uint16_t or float, matching the kernel's SampleFormat (else InternalError).
+/// A compiled blur loaded into a session's context. Loading is where the driver accepts or
+/// rejects the binary (a stale cached kernel is rejected here, before any image is touched).
+class GpuKernel {
+ public:
+  /// Loads `compiled` (built from `kernel`). Throws CudaError naming the failing call.
+  GpuKernel(GpuSession& session, const GeneratedKernel& kernel, const CompiledKernel& compiled);
+  ~GpuKernel();
+  GpuKernel(const GpuKernel&) = delete;
+  GpuKernel& operator=(const GpuKernel&) = delete;
+  double load_ms() const { return load_ms_; }  // cuModuleLoadData + cuModuleGetFunction
+
+  /// Blurs `image` in place: pins its memory, uploads it asynchronously on a stream, runs the
+  /// kernel and downloads the result into the same memory. Throws CudaError; after a throw the
+  /// image may be partly overwritten. Sample: std::uint8_t, std::uint16_t or float, matching
+  /// the kernel's SampleFormat (else InternalError).
+  template <typename Sample>
+  GpuTimes blur_in_place(Raster<Sample>& image) const;
+
+ private:
+  struct Impl;
+  GpuSession& session_;
+  GeneratedKernel kernel_;
+  std::unique_ptr<Impl> impl_;
+  double load_ms_ = 0;
+};
+
+template <typename Sample>
+struct GpuRun {
+  Raster<Sample> output;
+  double load_ms = 0;
+  GpuTimes times;
+};
+
+/// Loads `compiled`, blurs a copy of `in` and returns it. Throws CudaError.
 template <typename Sample>
 GpuRun<Sample> blur_on_gpu(GpuSession& session, const Raster<Sample>& in,
                            const GeneratedKernel& kernel, const CompiledKernel& compiled);

@@ -157,7 +157,8 @@ Image to_8_bit(const ImageF& image) {
   return out;
 }
 
-void write_image(const ImageF& image, const std::string& path, const WriteOptions&) {
+std::vector<std::uint8_t> encode_for_path(const ImageF& image, const std::string& path,
+                                          const WriteOptions&) {
   if (format_for_path(path) != ImageFormat::kHdr) {
     throw UsageError("cannot write '" + path + "': HDR images are written as .hdr");
   }
@@ -166,23 +167,35 @@ void write_image(const ImageF& image, const std::string& path, const WriteOption
                               image.pixels.data())) {
     throw IoError("cannot encode '" + path + "': stb_image_write failed");
   }
-  write_file_atomically(path, out);
+  return out;
 }
 
-void write_image(const Image16& image, const std::string& path, const WriteOptions& options) {
+std::vector<std::uint8_t> encode_for_path(const Image16& image, const std::string& path,
+                                          const WriteOptions& options) {
   if (format_for_path(path) != ImageFormat::kPng) {
     throw UsageError("cannot write '" + path + "': only PNG keeps 16 bits per sample; use .png");
   }
-  write_file_atomically(path, encode_png(image, PngEncoding{options.png_level, 0}));
+  return encode_png(image, PngEncoding{options.png_level, 0});
 }
 
-void write_image(const Image& image, const std::string& path, const WriteOptions& options) {
+std::vector<std::uint8_t> encode_for_path(const Image& image, const std::string& path,
+                                          const WriteOptions& options) {
   const auto format = format_for_path(path);
   if (!format) {
     throw UsageError("cannot write '" + path +
                      "': unknown extension; use .png, .jpg, .jpeg, .bmp, .tga or .hdr");
   }
-  write_file_atomically(path, encode_image(image, *format, options));
+  return encode_image(image, *format, options);
 }
+
+template <typename Sample>
+void write_image(const Raster<Sample>& image, const std::string& path,
+                 const WriteOptions& options) {
+  write_file_atomically(path, encode_for_path(image, path, options));
+}
+
+template void write_image(const Image&, const std::string&, const WriteOptions&);
+template void write_image(const Image16&, const std::string&, const WriteOptions&);
+template void write_image(const ImageF&, const std::string&, const WriteOptions&);
 
 }  // namespace gpublur

@@ -57,15 +57,20 @@ struct WriteOptions {
 std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
                                        const WriteOptions& options = {});
 
-/// Encodes by path's extension and replaces path atomically. Throws UsageError for an unknown
-/// extension, IoError for encoding or file-system failures; never leaves a partial file.
-void write_image(const Image& image, const std::string& path, const WriteOptions& options = {});
+/// Encodes by path's extension, in memory. Throws UsageError for an extension that cannot hold
+/// the image (unknown; HDR only as .hdr; 16 bits only as .png: the caller converts with
+/// to_8_bit when the user asked for another format), IoError when encoding fails.
+std::vector<std::uint8_t> encode_for_path(const Image& image, const std::string& path,
+                                          const WriteOptions& options = {});
+std::vector<std::uint8_t> encode_for_path(const Image16& image, const std::string& path,
+                                          const WriteOptions& options = {});
+std::vector<std::uint8_t> encode_for_path(const ImageF& image, const std::string& path,
+                                          const WriteOptions& options = {});
 
-/// HDR images are written as Radiance .hdr only; throws UsageError for any other extension.
-void write_image(const ImageF& image, const std::string& path, const WriteOptions& options = {});
-
-/// 16-bit images keep their depth in PNG only; throws UsageError for any other extension (the
-/// caller converts with to_8_bit when the user asked for such a format).
-void write_image(const Image16& image, const std::string& path, const WriteOptions& options = {});
+/// encode_for_path, then replaces path atomically; never leaves a partial file. Sample:
+/// std::uint8_t, std::uint16_t or float.
+template <typename Sample>
+void write_image(const Raster<Sample>& image, const std::string& path,
+                 const WriteOptions& options = {});
 
 }  // namespace gpublur

@@ -9,8 +9,9 @@
 
 namespace {
 
-// Ends the process without running the CUDA driver's exit-time teardown (about 0.1 s):
-// everything gpublur wrote is complete (files renamed, streams flushed below).
+// Ends the process without exit-time destructors and atexit handlers (the CUDA driver's and
+// NVRTC's among them; the GPU context was released already, during the encoding): everything
+// gpublur wrote is complete (files renamed, streams flushed below).
 [[noreturn]] void finish(int code) {
   std::cout.flush();
   std::cerr.flush();

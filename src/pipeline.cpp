@@ -124,7 +124,8 @@ class Invocation {
   bool nvrtc_usable();
   const CompiledKernel& compile(const GeneratedKernel& kernel, bool skip_lookup = false);
   template <typename Sample>
-  Raster<Sample> blur_on_gpu_with_retry(const Raster<Sample>& image, const GeneratedKernel& kernel);
+  void blur_on_gpu_in_place(Raster<Sample>& image, const GeneratedKernel& kernel);
+  void release_gpu_in_background();
   void report_facts(const KernelSize& k, const BlurSpec& spec);
   void print_spec(const KernelSize& k, const BlurSpec& spec);
   bool keep_16_bit();
@@ -132,10 +133,12 @@ class Invocation {
   template <typename Sample>
   bool premultiply(const Raster<Sample>* image, int channels);
   template <typename Sample>
-  Raster<Sample> blur(const Raster<Sample>& image, const BlurSpec& spec, SampleFormat format);
+  void blur(Raster<Sample>& image, const BlurSpec& spec, SampleFormat format);
   template <typename Sample>
-  void blur_and_write(const Raster<Sample>& image, const BlurSpec& spec, SampleFormat format);
+  void blur_and_write(Raster<Sample>& image, const BlurSpec& spec, SampleFormat format);
   void blur_linear(const BlurSpec& spec, bool sixteen);
+  template <typename Sample>
+  void write_output(const Raster<Sample>& image);
   WriteOptions write_options() const;
 
   const Options& o_;
@@ -149,6 +152,7 @@ class Invocation {
   std::optional<NvrtcStartup> nvrtc_;
   std::string nvrtc_problem_;  // why NVRTC could not be loaded
   std::optional<GpuStartup> gpu_;
+  std::future<void> gpu_release_;  // the context being released while the output encodes
   std::optional<ReadImage> input_;
   std::optional<CacheResult> compiled_;
   std::unique_ptr<FileKernelStore> store_;
@@ -239,28 +243,40 @@ const CompiledKernel& Invocation::compile(const GeneratedKernel& kernel, bool sk
 }
 
 // A cached entry the driver rejects (say, written by a build it no longer accepts) is a miss:
-// compile afresh, replace it, and run once more.
+// compile afresh, replace it, and load once more. Rejection happens at load, before the image
+// is touched, so the retry blurs the same input.
 template <typename Sample>
-Raster<Sample> Invocation::blur_on_gpu_with_retry(const Raster<Sample>& image,
-                                                  const GeneratedKernel& kernel) {
-  GpuRun<Sample> r;
+void Invocation::blur_on_gpu_in_place(Raster<Sample>& image, const GeneratedKernel& kernel) {
+  std::optional<GpuKernel> loaded;
   try {
-    r = blur_on_gpu(*gpu_->session, image, kernel, compiled_->compiled);
+    loaded.emplace(*gpu_->session, kernel, compiled_->compiled);
   } catch (const CudaError& e) {
     if (!compiled_->hit) throw;
     err_ << "gpublur: warning: cached kernel rejected (" << e.what() << "); recompiling\n";
     compile(kernel, /*skip_lookup=*/true);
-    r = blur_on_gpu(*gpu_->session, image, kernel, compiled_->compiled);
+    loaded.emplace(*gpu_->session, kernel, compiled_->compiled);
   }
-  report_.stage("load", r.load_ms);
-  report_.stage("upload", r.upload_ms);
-  report_.stage("kernel", r.kernel_ms);
-  report_.stage("download", r.download_ms);
+  report_.stage("load", loaded->load_ms());
+  const GpuTimes t = loaded->blur_in_place(image);
+  report_.stage("pin", t.pin_ms);
+  report_.stage("upload", t.upload_ms);
+  report_.stage("kernel", t.kernel_ms);
+  report_.stage("download", t.download_ms);
   if (o_.verbose) {
     err_ << "gpublur: blurred on " << gpu_->info->name << " (" << gpu_->info->arch.sm()
-         << "), kernel " << std::fixed << std::setprecision(3) << r.kernel_ms << " ms\n";
+         << "), kernel " << std::fixed << std::setprecision(3) << t.kernel_ms << " ms"
+         << (t.pinned ? "" : "; the driver would not pin the image, so its copies were staged")
+         << "\n";
   }
-  return std::move(r.output);
+  loaded.reset();
+  release_gpu_in_background();
+}
+
+// Releasing the primary context takes the driver about 50 ms, and the process's exit is about
+// as much shorter for it. On another thread it overlaps the encoding instead of adding to it.
+void Invocation::release_gpu_in_background() {
+  gpu_release_ = std::async(std::launch::async,
+                            [session = std::move(gpu_->session)]() mutable { session.reset(); });
 }
 
 void Invocation::report_facts(const KernelSize& k, const BlurSpec& spec) {
@@ -361,11 +377,10 @@ bool Invocation::premultiply(const Raster<Sample>* image, int channels) {
   return true;
 }
 
-// Generates the kernel, compiles it when the GPU runs or PTX is wanted, and blurs (on the GPU,
-// or on the CPU saying why). Returns an empty raster when only dumping.
+// Generates the kernel, compiles it when the GPU runs or PTX is wanted, and blurs `image` in
+// place (on the GPU, or on the CPU saying why). Leaves it alone when only dumping.
 template <typename Sample>
-Raster<Sample> Invocation::blur(const Raster<Sample>& image, const BlurSpec& spec,
-                                SampleFormat format) {
+void Invocation::blur(Raster<Sample>& image, const BlurSpec& spec, SampleFormat format) {
   wait_for_gpu();
   const bool have_gpu = gpu_ && gpu_->info;
   // The kernel is written for the architecture it will be compiled for (0: none known).
@@ -380,29 +395,26 @@ Raster<Sample> Invocation::blur(const Raster<Sample>& image, const BlurSpec& spe
   if (gpu_run && o_.device == DeviceChoice::kAuto && !nvrtc_usable()) gpu_run = false;
   if (gpu_run || o_.dump_ptx) compile(kernel);
   if (o_.dump_ptx) write_text(*o_.dump_ptx, compiled_->compiled.ptx, out_);
-  if (!blurring_) return {};
+  if (!blurring_) return;
   if (gpu_run) {
     device_used_ = "gpu";
-    return blur_on_gpu_with_retry(image, kernel);
+    blur_on_gpu_in_place(image, kernel);
+    return;
   }
   device_used_ = "cpu";
   if (o_.device == DeviceChoice::kAuto) {
     err_ << "gpublur: " << (have_gpu ? nvrtc_problem_ : gpu_->why) << "; blurring on the CPU\n";
   }
   const auto start = Clock::now();
-  Raster<Sample> result = blur_on_cpu(image, spec);
+  image = blur_on_cpu(image, spec);
   report_.stage("cpu blur", ms_since(start));
-  return result;
 }
 
 template <typename Sample>
-void Invocation::blur_and_write(const Raster<Sample>& image, const BlurSpec& spec,
-                                SampleFormat format) {
-  const Raster<Sample> result = blur(image, spec, format);
+void Invocation::blur_and_write(Raster<Sample>& image, const BlurSpec& spec, SampleFormat format) {
+  blur(image, spec, format);
   if (!blurring_) return;
-  const auto start = Clock::now();
-  write_image(result, o_.output, write_options());
-  report_.stage("encode", ms_since(start));
+  write_output(image);
 }
 
 // --linear: sRGB decoded to 16-bit linear light, blurred exactly, encoded back to the input's
@@ -421,15 +433,24 @@ void Invocation::blur_linear(const BlurSpec& spec, bool sixteen) {
   Image16 linear;
   if (input_) linear = sixteen ? decode_srgb(input_->image16) : decode_srgb(input_->image);
   report_.stage("to linear", ms_since(start));
-  const Image16 blurred = blur(linear, linear_spec, SampleFormat::k16);
+  blur(linear, linear_spec, SampleFormat::k16);
   if (!blurring_) return;
-  start = Clock::now();
   if (sixteen) {
-    write_image(encode_srgb16(blurred), o_.output, write_options());
+    write_output(encode_srgb16(linear));
   } else {
-    write_image(encode_srgb8(blurred), o_.output, write_options());
+    write_output(encode_srgb8(linear));
   }
+}
+
+// Encodes and writes the output, timed apart: "write" is the temporary file, fsync and rename.
+template <typename Sample>
+void Invocation::write_output(const Raster<Sample>& image) {
+  auto start = Clock::now();
+  const std::vector<std::uint8_t> file = encode_for_path(image, o_.output, write_options());
   report_.stage("encode", ms_since(start));
+  start = Clock::now();
+  write_file_atomically(o_.output, file);
+  report_.stage("write", ms_since(start));
 }
 
 WriteOptions Invocation::write_options() const {
@@ -470,9 +491,14 @@ int Invocation::run() {
     if (o_.linear) {
       blur_linear(spec, false);
     } else {
-      static const Image kNoImage;  // compile-and-dump only
-      blur_and_write(input_ ? input_->image : kNoImage, spec, SampleFormat::k8);
+      Image none;  // compile-and-dump only
+      blur_and_write(input_ ? input_->image : none, spec, SampleFormat::k8);
     }
+  }
+  if (gpu_release_.valid()) {
+    const auto start = Clock::now();
+    gpu_release_.get();
+    report_.stage("release", ms_since(start));
   }
   report_.total_ms = ms_since(start_);
   if (o_.timings) report_.print_timings(err_);
@@ -480,10 +506,6 @@ int Invocation::run() {
     report_facts(k, spec);
     out_ << report_.to_json() << "\n";
   }
-  // Destroying the primary context takes the driver ~0.1 s, longer than the blur. The process
-  // is about to end and the driver reclaims it then, so the CLI leaves it in place (main ends
-  // with _Exit for the same reason). Library callers keep ordinary RAII.
-  if (gpu_ && gpu_->session) static_cast<void>(gpu_->session.release());
   return kExitOk;
 }
 

@@ -184,3 +184,19 @@ TEST_CASE("GPU result is within 1 LSB of the float64 reference", "[gpu]") {
   const Image out = blur_on_gpu(session(), in, kernel, compiled).output;
   CHECK(test::max_abs_diff(out, test::reference_blur(in, 7, 1.5, Border::kClamp, {})) <= 1.0);
 }
+
+TEST_CASE("a loaded kernel blurs images in place, pinned, again and again", "[gpu]") {
+  const BlurSpec spec = test::make_test_spec(7, 1.5, 3);
+  const GeneratedKernel kernel = kernel_for(spec, KernelVariant::kAuto);
+  const CompiledKernel compiled =
+      compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
+  const GpuKernel loaded(session(), kernel, compiled);
+  for (const auto& [width, height] : std::vector<std::pair<int, int>>{{1920, 1080}, {5, 3}}) {
+    CAPTURE(width, height);
+    Image image = test::random_image(width, height, 3, 17);
+    const Image expected = blur_on_cpu(image, spec);
+    const GpuTimes times = loaded.blur_in_place(image);
+    CHECK(times.pinned);  // heap memory: the driver pins it, so the copies are direct DMA
+    CHECK(image.pixels == expected.pixels);
+  }
+}
