@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Whole-process wall time of one blur, PNG to PNG: gpublur (warm and cold kernel cache) against
 an OpenCV-Python one-liner and the seed pipeline (../shared/peers/coldstart.py), run alternately
-in the same session on the same files. Prints medians and ratios as a Markdown table.
+in the same session on the same files, beside gpublur_gpu_floor (a process that only opens and
+closes a CUDA context: the driver's own floor). Prints medians and ratios as a Markdown table.
 
 usage: e2e_bench.py GPUBLUR PEERS_DIR WORKDIR [--rounds N]
+(gpublur_gpu_floor is looked for beside GPUBLUR.)
 PEERS_DIR holds coldstart.py and anchors.py; needs numpy and cv2 (the device machine has both).
 """
 import argparse, os, shutil, statistics, subprocess, sys, time
@@ -24,9 +26,14 @@ def make_scene(path, width, height):
     cv2.imwrite(path, np.clip(img, 0, 255).astype(np.uint8))
 
 
-def wall(cmd):
+FLOOR_1 = "CUDA context only, 1 work queue as gpublur (gpublur_gpu_floor)"
+FLOOR_8 = "CUDA context only, the driver's default 8 queues"
+
+
+def wall(cmd, env=None):
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          env={**os.environ, **(env or {})})
     ms = (time.perf_counter() - start) * 1e3
     if done.returncode != 0:
         raise RuntimeError(f"{cmd[0]} failed: {done.stderr.decode()[-400:]}")
@@ -48,8 +55,9 @@ def main():
         out = os.path.join(a.work, "out.png")
         blur = [a.gpublur, src, out, "--size", "7", "--sigma", "1.5"]
         wall(blur + ["--cache-dir", warm_cache])  # fill the warm cache
+        floor = os.path.join(os.path.dirname(os.path.abspath(a.gpublur)), "gpublur_gpu_floor")
         runs = {"gpublur, warm cache": [], "gpublur, cold cache": [], "OpenCV-Python one-liner": [],
-                "seed pipeline (coldstart.py cubin)": []}
+                "seed pipeline (coldstart.py cubin)": [], FLOOR_1: [], FLOOR_8: []}
         for i in range(a.rounds):  # alternate, so drift in the machine's state hits all alike
             runs["gpublur, warm cache"].append(wall(blur + ["--cache-dir", warm_cache]))
             cold = os.path.join(a.work, f"cold-{name}-{i}")
@@ -58,6 +66,8 @@ def main():
             runs["OpenCV-Python one-liner"].append(wall([sys.executable, "-c", ONE_LINER, src, out]))
             runs["seed pipeline (coldstart.py cubin)"].append(
                 wall([sys.executable, os.path.join(a.peers, "coldstart.py"), "cubin", src, out, "7", "1.5"]))
+            runs[FLOOR_1].append(wall([floor]))
+            runs[FLOOR_8].append(wall([floor], {"CUDA_DEVICE_MAX_CONNECTIONS": "8"}))
         med = {k: statistics.median(v) for k, v in runs.items()}
         for k, v in med.items():
             rows.append((name, k, v, med["gpublur, warm cache"] / v, min(runs[k]), max(runs[k])))

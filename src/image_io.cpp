@@ -41,6 +41,19 @@ void append(void* context, void* data, int size) {
   buffer->insert(buffer->end(), bytes, bytes + size);
 }
 
+// stb's decoded samples as a Raster, copied once (no zero-filling first: on a large image the
+// fresh pages cost more than the copy).
+template <typename Sample>
+Raster<Sample> raster_from(const Sample* samples, int width, int height, int channels) {
+  check_shape(width, height, channels);
+  Raster<Sample> image;
+  image.width = width;
+  image.height = height;
+  image.channels = channels;
+  image.pixels.assign(samples, samples + image.row_samples() * static_cast<std::size_t>(height));
+  return image;
+}
+
 }  // namespace
 
 std::optional<ImageFormat> format_for_path(std::string_view path) {
@@ -97,17 +110,15 @@ ReadImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string
                   " (not an image stb_image can decode, or a damaged file)");
   }
   ReadImage result;
+  result.bits = bits;
   if (hdr) {
-    result.bits = 32;
-    result.imagef = make_raster<float>(width, height, channels);
-    std::memcpy(result.imagef.pixels.data(), data.get(), result.imagef.byte_count());
+    result.imagef = raster_from(static_cast<const float*>(data.get()), width, height, channels);
   } else if (sixteen) {
-    result.bits = 16;
-    result.image16 = make_raster<std::uint16_t>(width, height, channels);
-    std::memcpy(result.image16.pixels.data(), data.get(), result.image16.byte_count());
+    result.image16 =
+        raster_from(static_cast<const std::uint16_t*>(data.get()), width, height, channels);
   } else {
-    result.image = make_image(width, height, channels);
-    std::memcpy(result.image.pixels.data(), data.get(), result.image.byte_count());
+    result.image =
+        raster_from(static_cast<const std::uint8_t*>(data.get()), width, height, channels);
   }
   return result;
 }

@@ -23,6 +23,11 @@ namespace {
 
 int main(int argc, char** argv) {
   using namespace gpublur;
+  // gpublur uses one stream. The driver's default of 8 hardware work queues per context costs
+  // about 90 ms of every run on an H100 host (creating the context and tearing it down at exit,
+  // bench/RESULTS.md); one is all a single stream can use. A value the user set is kept. Set
+  // here, before any thread starts and before cuInit reads it.
+  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
   try {
     const ParseResult parsed = parse_command_line(argc, argv, std::cout, std::cerr);
     if (!parsed.options) return parsed.exit_code;
