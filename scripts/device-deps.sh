@@ -5,7 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-.carry/deps}
-packages=(libcli11-dev catch2 libstb-dev zlib1g-dev libpng-dev nettle-dev)
+packages=(libcli11-dev catch2 libstb-dev zlib1g-dev libpng-dev nettle-dev liblodepng-dev liblodepng0
+  libdeflate-dev)
 debs=$(mktemp -d)
 trap 'rm -rf "$debs"' EXIT
 (cd "$debs" && apt-get download "${packages[@]}")

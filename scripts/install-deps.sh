@@ -4,6 +4,7 @@
 set -euo pipefail
 
 packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev zlib1g-dev libpng-dev nettle-dev
+  liblodepng-dev libdeflate-dev
   python3-scipy python3-opencv)  # the last two: tests comparing with SciPy and OpenCV
 
 missing=()

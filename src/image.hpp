@@ -50,6 +50,20 @@ Raster<Sample> make_raster(int width, int height, int channels) {
   return image;
 }
 
+/// An image of the given shape holding a copy of `samples` (row_samples * height of them),
+/// copied once, without zero-filling first; throws IoError on bad or oversized shapes.
+template <typename Sample>
+Raster<Sample> make_raster_from(const Sample* samples, int width, int height, int channels) {
+  check_shape(width, height, channels);
+  Raster<Sample> image;
+  image.width = width;
+  image.height = height;
+  image.channels = channels;
+  image.pixels.assign(samples, samples + checked_mul(image.row_samples(),
+                                                     static_cast<std::size_t>(height)));
+  return image;
+}
+
 /// Whether an image with alpha (2 or 4 channels, alpha last) has a pixel that is not fully
 /// opaque. Integer samples only (opaque is the type's maximum).
 template <typename Sample>

@@ -15,6 +15,7 @@
 
 #include "atomic_file.hpp"
 #include "errors.hpp"
+#include "png_decode.hpp"
 #include "png_encode.hpp"
 
 namespace gpublur {
@@ -39,19 +40,6 @@ void append(void* context, void* data, int size) {
   auto* buffer = static_cast<std::vector<std::uint8_t>*>(context);
   const auto* bytes = static_cast<const std::uint8_t*>(data);
   buffer->insert(buffer->end(), bytes, bytes + size);
-}
-
-// stb's decoded samples as a Raster, copied once (no zero-filling first: on a large image the
-// fresh pages cost more than the copy).
-template <typename Sample>
-Raster<Sample> raster_from(const Sample* samples, int width, int height, int channels) {
-  check_shape(width, height, channels);
-  Raster<Sample> image;
-  image.width = width;
-  image.height = height;
-  image.channels = channels;
-  image.pixels.assign(samples, samples + image.row_samples() * static_cast<std::size_t>(height));
-  return image;
 }
 
 }  // namespace
@@ -91,6 +79,7 @@ ReadImage read_image(const std::string& path) { return decode_image(read_file(pa
 
 ReadImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& path) {
   if (bytes.empty()) throw IoError("cannot read '" + path + "': file is empty");
+  if (auto png = decode_png_directly(bytes)) return std::move(*png);
   const int len = static_cast<int>(bytes.size());
   const int bits = sample_bits(bytes);
   const bool hdr = bits == 32;
@@ -112,13 +101,13 @@ ReadImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string
   ReadImage result;
   result.bits = bits;
   if (hdr) {
-    result.imagef = raster_from(static_cast<const float*>(data.get()), width, height, channels);
+    result.imagef = make_raster_from(static_cast<const float*>(data.get()), width, height, channels);
   } else if (sixteen) {
     result.image16 =
-        raster_from(static_cast<const std::uint16_t*>(data.get()), width, height, channels);
+        make_raster_from(static_cast<const std::uint16_t*>(data.get()), width, height, channels);
   } else {
     result.image =
-        raster_from(static_cast<const std::uint8_t*>(data.get()), width, height, channels);
+        make_raster_from(static_cast<const std::uint8_t*>(data.get()), width, height, channels);
   }
   return result;
 }

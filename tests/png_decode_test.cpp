@@ -1,0 +1,150 @@
+// png_decode_test.cpp — the lodepng + libdeflate reader against files libpng writes with every
+// row filter, and the files it must leave to stb_image.
+#include <catch2/catch.hpp>
+
+#include <png.h>
+
+#include <csetjmp>
+#include <cstring>
+#include <string>
+
+#include "image_io.hpp"
+#include "png_decode.hpp"
+#include "reference_blur.hpp"
+
+using namespace gpublur;
+
+namespace {
+
+struct PngShape {
+  int width = 0, height = 0;
+  int bit_depth = 8;
+  int color_type = PNG_COLOR_TYPE_RGB;
+  bool interlaced = false;
+  bool colour_key = false;  // a tRNS chunk on gray or RGB
+};
+
+void append(png_structp png, png_bytep data, png_size_t size) {
+  auto* out = static_cast<std::vector<std::uint8_t>*>(png_get_io_ptr(png));
+  out->insert(out->end(), data, data + size);
+}
+
+// `rows` (PNG byte order) as a PNG from libpng, letting it pick any of the five filters per row.
+std::vector<std::uint8_t> write_with_libpng(const PngShape& shape,
+                                            std::vector<std::vector<std::uint8_t>>& rows) {
+  std::vector<std::uint8_t> out;
+  std::vector<png_bytep> pointers;
+  for (auto& row : rows) pointers.push_back(row.data());
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, nullptr, nullptr, nullptr);
+  png_infop info = png_create_info_struct(png);
+  if (setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    FAIL("libpng could not write the test image");
+  }
+  png_set_write_fn(png, &out, append, nullptr);
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(shape.width),
+               static_cast<png_uint_32>(shape.height), shape.bit_depth, shape.color_type,
+               shape.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_color palette[4] = {{0, 0, 0}, {255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
+  if (shape.color_type == PNG_COLOR_TYPE_PALETTE) png_set_PLTE(png, info, palette, 4);
+  png_color_16 key{};
+  if (shape.colour_key) png_set_tRNS(png, info, nullptr, 0, &key);
+  png_write_info(png, info);
+  png_write_image(png, pointers.data());
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  return out;
+}
+
+int channels_of(int color_type) {
+  return color_type == PNG_COLOR_TYPE_GRAY         ? 1
+         : color_type == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+         : color_type == PNG_COLOR_TYPE_RGB        ? 3
+         : color_type == PNG_COLOR_TYPE_RGBA       ? 4
+                                                   : 1;
+}
+
+// Smooth ramps with noise on top, so libpng's per-row choice varies among the five filters.
+std::vector<std::vector<std::uint8_t>> test_rows(const PngShape& shape, std::uint32_t seed) {
+  const std::size_t bytes = static_cast<std::size_t>(shape.width) *
+                            static_cast<std::size_t>(channels_of(shape.color_type)) *
+                            static_cast<std::size_t>(shape.bit_depth) / 8;
+  const Image noise = test::random_image(static_cast<int>(bytes), shape.height, 1, seed);
+  std::vector<std::vector<std::uint8_t>> rows(static_cast<std::size_t>(shape.height));
+  for (std::size_t y = 0; y < rows.size(); ++y) {
+    rows[y].resize(bytes);
+    for (std::size_t x = 0; x < bytes; ++x) {
+      const std::uint8_t n = noise.pixels[y * bytes + x];
+      rows[y][x] = static_cast<std::uint8_t>(y % 3 == 0 ? n : (x + 2 * y) + (n & 7));
+      if (shape.color_type == PNG_COLOR_TYPE_PALETTE) rows[y][x] &= 3;
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+TEST_CASE("lodepng + libdeflate read libpng's files, every filter, exactly", "[png]") {
+  for (int color_type : {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
+                         PNG_COLOR_TYPE_RGBA}) {
+    for (int bit_depth : {8, 16}) {
+      CAPTURE(color_type, bit_depth);
+      const PngShape shape{173, 61, bit_depth, color_type};
+      auto rows = test_rows(shape, static_cast<std::uint32_t>(color_type * 16 + bit_depth));
+      const std::vector<std::uint8_t> file = write_with_libpng(shape, rows);
+      const std::optional<ReadImage> read = decode_png_directly(file);
+      REQUIRE(read);
+      REQUIRE(read->bits == bit_depth);
+      const int channels = channels_of(color_type);
+      const auto sample_bytes = static_cast<std::size_t>(bit_depth / 8);
+      for (std::size_t y = 0; y < rows.size(); ++y) {
+        for (std::size_t i = 0; i < rows[y].size(); ++i) {
+          const std::size_t sample = (y * rows[y].size() + i) / sample_bytes;
+          const unsigned got = bit_depth == 8 ? read->image.pixels[sample]
+                                              : (i % 2 == 0 ? read->image16.pixels[sample] >> 8
+                                                            : read->image16.pixels[sample] & 0xff);
+          if (got != rows[y][i]) FAIL("byte " << i << " of row " << y << " differs");
+        }
+      }
+      CHECK((bit_depth == 8 ? read->image.channels : read->image16.channels) == channels);
+    }
+  }
+}
+
+TEST_CASE("PNGs the direct reader leaves to stb_image still read as before", "[png]") {
+  struct Case {
+    const char* what;
+    PngShape shape;
+  };
+  const Case cases[] = {
+      {"palette", {40, 20, 8, PNG_COLOR_TYPE_PALETTE}},
+      {"interlaced", {40, 20, 8, PNG_COLOR_TYPE_RGB, true}},
+      {"colour key", {40, 20, 8, PNG_COLOR_TYPE_RGB, false, true}},
+      {"1-bit gray", {40, 20, 1, PNG_COLOR_TYPE_GRAY}},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    auto rows = test_rows(c.shape, 3);
+    const std::vector<std::uint8_t> file = write_with_libpng(c.shape, rows);
+    CHECK_FALSE(decode_png_directly(file));
+    const ReadImage read = decode_image(file, "test.png");  // stb_image's turn
+    CHECK(read.image.width == 40);
+    CHECK(read.image.height == 20);
+  }
+}
+
+TEST_CASE("damaged image data and other formats are not read directly", "[png]") {
+  const PngShape shape{64, 64, 8, PNG_COLOR_TYPE_RGB};
+  auto rows = test_rows(shape, 4);
+  std::vector<std::uint8_t> file = write_with_libpng(shape, rows);
+  REQUIRE(decode_png_directly(file));
+  std::vector<std::uint8_t> flipped = file;
+  flipped[flipped.size() - 30] ^= 0x01;  // inside the image data, near the Adler-32
+  CHECK_FALSE(decode_png_directly(flipped));
+  file.resize(file.size() / 2);  // truncated
+  CHECK_FALSE(decode_png_directly(file));
+  CHECK_FALSE(decode_png_directly(std::vector<std::uint8_t>{'B', 'M', 0, 0, 0, 0}));
+  CHECK_FALSE(decode_png_directly({}));
+}
