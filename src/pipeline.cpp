@@ -2,6 +2,8 @@
 // image decodes; then generate, compile (or load from the kernel cache), blur, encode.
 #include "pipeline.hpp"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cmath>
 #include <future>
@@ -465,9 +467,12 @@ int Invocation::run() {
   const KernelSize k = resolve_kernel_size(o_);
   blurring_ = !o_.input.empty() && !o_.output.empty();
   if (blurring_) check_writable_destination(o_.output);
+  // GPU start-up begins before the input is read, unless the input cannot be opened at all:
+  // then read_file reports that at once, without first waiting for a GPU nobody will use.
+  const bool input_openable = !o_.input.empty() && ::access(o_.input.c_str(), R_OK) == 0;
+  if (input_openable || o_.input.empty()) start_background_work();
   const std::vector<std::uint8_t> file =
       o_.input.empty() ? std::vector<std::uint8_t>{} : read_file(o_.input);
-  start_background_work();
   read_input(file);
   const bool hdr = keep_hdr();
   const bool sixteen = keep_16_bit();
