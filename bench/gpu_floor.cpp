@@ -1,27 +1,133 @@
 // gpu_floor.cpp — the least a process that blurs on the GPU must spend: load the driver,
-// cuInit, retain the primary context, release it, exit. No image, no kernel. e2e_bench.py runs it
-// beside gpublur, so the whole-process times can be read against the driver's own start-up and
-// teardown on the same machine in the same run. Like gpublur, it asks for one work queue
-// (CUDA_DEVICE_MAX_CONNECTIONS=1) unless the environment says otherwise.
-//   gpublur_gpu_floor [--keep]   (--keep: exit with the context still retained, leaving its
-//                                 teardown to the driver at exit; status 0, or 1 without a GPU)
-#include <cstdlib>
+// cuInit, retain the primary context, release it, exit. No image, no kernel. e2e_bench.py and
+// startup_probe.py run it beside gpublur, so the whole-process times can be read against the
+// driver's own start-up and teardown on the same machine in the same run. Like gpublur, it asks
+// for one work queue (CUDA_DEVICE_MAX_CONNECTIONS=1) unless the environment says otherwise, and
+// by default it ends as gpublur does (context released, then std::_Exit).
+//
+//   gpublur_gpu_floor [--upto none|init|context] [--keep] [--return] [--nvrtc] [--timeline]
+//     --upto      how far to go: nothing at all (the process and its libraries), the driver
+//                 loaded and cuInit, or the primary context retained (default)
+//     --keep      leave the context retained at the exit, for the driver or the kernel to undo
+//     --return    return from main (exit-time destructors and the driver's atexit handlers run)
+//                 instead of std::_Exit
+//     --nvrtc     also load NVRTC on another thread and ask its version, as gpublur does for
+//                 its cache key (its libraries are then unloaded at the exit, or not with _Exit)
+//     --timeline  print each step's end on stderr, in ms since main began; or, where the
+//                 environment has GPU_FLOOR_SPAWN_NS (the parent's CLOCK_MONOTONIC just before
+//                 it started this process, in ns), in ms since then, main's start included
+// Exit status 0, or 1 without a GPU, or 2 for a usage error.
+#include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <future>
 #include <memory>
 #include <string>
 
 #include "gpu_blur.hpp"
+#include "nvrtc.hpp"
+
+namespace {
+
+struct Options {
+  enum class Upto { kNone, kInit, kContext } upto = Upto::kContext;
+  bool keep = false;
+  bool return_from_main = false;
+  bool nvrtc = false;
+  bool timeline = false;
+};
+
+bool parse(int argc, char** argv, Options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--keep") {
+      o.keep = true;
+    } else if (a == "--return") {
+      o.return_from_main = true;
+    } else if (a == "--nvrtc") {
+      o.nvrtc = true;
+    } else if (a == "--timeline") {
+      o.timeline = true;
+    } else if (a == "--upto" && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (v == "none") {
+        o.upto = Options::Upto::kNone;
+      } else if (v == "init") {
+        o.upto = Options::Upto::kInit;
+      } else if (v == "context") {
+        o.upto = Options::Upto::kContext;
+      } else {
+        return false;
+      }
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// steady_clock is CLOCK_MONOTONIC on Linux, the clock of Python's time.monotonic_ns().
+class Timeline {
+ public:
+  explicit Timeline(bool on) : on_(on), start_(std::chrono::steady_clock::now()) {
+    if (const char* spawn = std::getenv("GPU_FLOOR_SPAWN_NS")) {
+      start_ = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(std::strtoll(spawn, nullptr, 10)));
+      origin_ = "spawn";
+      mark("main");
+    }
+  }
+  void mark(const char* step) const {
+    if (!on_) return;
+    const std::chrono::duration<double, std::milli> t = std::chrono::steady_clock::now() - start_;
+    std::fprintf(stderr, "gpublur_gpu_floor: %-8s %8.2f ms since %s\n", step, t.count(), origin_);
+  }
+
+ private:
+  bool on_;
+  std::chrono::steady_clock::time_point start_;
+  const char* origin_ = "main";
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
-  const bool keep = argc > 1 && std::string(argv[1]) == "--keep";
-  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
-  std::string why;
-  const auto gpu = gpublur::probe_gpu(why);
-  if (!gpu) {
-    std::fprintf(stderr, "gpublur_gpu_floor: no GPU: %s\n", why.c_str());
-    return 1;
+  Options o;
+  if (!parse(argc, argv, o)) {
+    std::fprintf(stderr,
+                 "usage: gpublur_gpu_floor [--upto none|init|context] [--keep] [--return] "
+                 "[--nvrtc] [--timeline]\n");
+    return 2;
   }
-  auto session = std::make_unique<gpublur::GpuSession>(*gpu);
-  if (keep) static_cast<void>(session.release());
-  return 0;
+  const Timeline timeline(o.timeline);
+  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
+  std::unique_ptr<gpublur::GpuSession> session;
+  std::future<gpublur::NvrtcVersion> nvrtc;
+  if (o.nvrtc) nvrtc = std::async(std::launch::async, gpublur::nvrtc_version);
+  if (o.upto != Options::Upto::kNone) {
+    std::string why;
+    const auto gpu = gpublur::probe_gpu(why);
+    if (!gpu) {
+      std::fprintf(stderr, "gpublur_gpu_floor: no GPU: %s\n", why.c_str());
+      return 1;
+    }
+    timeline.mark("cuInit");
+    if (o.upto == Options::Upto::kContext) {
+      session = std::make_unique<gpublur::GpuSession>(*gpu);
+      timeline.mark("context");
+    }
+  }
+  if (o.keep) {
+    static_cast<void>(session.release());
+  } else if (session) {
+    session.reset();
+    timeline.mark("released");
+  }
+  if (nvrtc.valid()) {
+    static_cast<void>(nvrtc.get());
+    timeline.mark("nvrtc");
+  }
+  timeline.mark("exit");
+  std::fflush(nullptr);
+  if (o.return_from_main) return 0;
+  std::_Exit(0);
 }
