@@ -1,25 +1,10 @@
 // main.cpp — parse, run, and turn exceptions into "gpublur: error: ..." and an exit code.
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli.hpp"
 #include "errors.hpp"
 #include "pipeline.hpp"
-
-namespace {
-
-// Ends the process without exit-time destructors and atexit handlers (the CUDA driver's and
-// NVRTC's among them; the GPU context was released already, during the encoding): everything
-// gpublur wrote is complete (files renamed, streams flushed below).
-[[noreturn]] void finish(int code) {
-  std::cout.flush();
-  std::cerr.flush();
-  std::fflush(nullptr);
-  std::_Exit(code);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace gpublur;
@@ -31,7 +16,10 @@ int main(int argc, char** argv) {
   try {
     const ParseResult parsed = parse_command_line(argc, argv, std::cout, std::cerr);
     if (!parsed.options) return parsed.exit_code;
-    finish(run(*parsed.options, std::cout, std::cerr));
+    // The context is left to the driver's exit handler, so main returns normally (std::_Exit
+    // would skip that handler and leave the teardown to the kernel: 62-68 ms against 46 ms on
+    // the H100 host, bench/RESULTS.md).
+    return run(*parsed.options, std::cout, std::cerr, ContextAtEnd::kLeaveToExit);
   } catch (const CompileError& e) {
     std::cerr << "gpublur: error: " << e.what() << " (options: " << e.options() << ")\n"
               << e.log() << "\n"

@@ -7,8 +7,17 @@
 
 namespace gpublur {
 
+/// What becomes of the GPU's context once the blur is done.
+enum class ContextAtEnd {
+  kRelease,      // released before run returns, like every other resource (tests, embedding)
+  kLeaveToExit,  // left retained for the driver to tear down when the process exits (main:
+                 // the driver's exit handler does that in the time an explicit release takes
+                 // on its own, so releasing first only adds; bench/RESULTS.md)
+};
+
 /// Runs the options parsed from the command line. Reports on `err` (announcements, --verbose)
 /// and writes dumps to `out` when asked for "-". Returns the exit code; throws gpublur::Error.
-int run(const Options& options, std::ostream& out, std::ostream& err);
+int run(const Options& options, std::ostream& out, std::ostream& err,
+        ContextAtEnd context_at_end = ContextAtEnd::kRelease);
 
 }  // namespace gpublur
