@@ -26,7 +26,7 @@ def make_scene(path, width, height):
     cv2.imwrite(path, np.clip(img, 0, 255).astype(np.uint8))
 
 
-FLOOR_1 = "CUDA context only, 1 work queue as gpublur (gpublur_gpu_floor)"
+FLOOR_1 = "CUDA context only, 1 work queue and ended as gpublur (gpublur_gpu_floor)"
 FLOOR_8 = "CUDA context only, the driver's default 8 queues"
 
 

@@ -3,14 +3,15 @@
 // startup_probe.py run it beside gpublur, so the whole-process times can be read against the
 // driver's own start-up and teardown on the same machine in the same run. Like gpublur, it asks
 // for one work queue (CUDA_DEVICE_MAX_CONNECTIONS=1) unless the environment says otherwise, and
-// by default it ends as gpublur does (context released, then std::_Exit).
+// by default it ends as gpublur does: the context still retained, main returning, the driver's
+// exit handler tearing it down.
 //
-//   gpublur_gpu_floor [--upto none|init|context] [--keep] [--return] [--nvrtc] [--timeline]
+//   gpublur_gpu_floor [--upto none|init|context] [--release] [--quick-exit] [--nvrtc] [--timeline]
 //     --upto      how far to go: nothing at all (the process and its libraries), the driver
 //                 loaded and cuInit, or the primary context retained (default)
-//     --keep      leave the context retained at the exit, for the driver or the kernel to undo
-//     --return    return from main (exit-time destructors and the driver's atexit handlers run)
-//                 instead of std::_Exit
+//     --release   release the context before exiting
+//     --quick-exit end with std::_Exit, skipping exit-time destructors and the driver's exit
+//                 handler (the kernel then undoes what the driver had not)
 //     --nvrtc     also load NVRTC on another thread and ask its version, as gpublur does for
 //                 its cache key (its libraries are then unloaded at the exit, or not with _Exit)
 //     --timeline  print each step's end on stderr, in ms since main began; or, where the
@@ -31,8 +32,8 @@ namespace {
 
 struct Options {
   enum class Upto { kNone, kInit, kContext } upto = Upto::kContext;
-  bool keep = false;
-  bool return_from_main = false;
+  bool release = false;
+  bool quick_exit = false;
   bool nvrtc = false;
   bool timeline = false;
 };
@@ -40,10 +41,10 @@ struct Options {
 bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--keep") {
-      o.keep = true;
-    } else if (a == "--return") {
-      o.return_from_main = true;
+    if (a == "--release") {
+      o.release = true;
+    } else if (a == "--quick-exit") {
+      o.quick_exit = true;
     } else if (a == "--nvrtc") {
       o.nvrtc = true;
     } else if (a == "--timeline") {
@@ -94,7 +95,7 @@ int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
-                 "usage: gpublur_gpu_floor [--upto none|init|context] [--keep] [--return] "
+                 "usage: gpublur_gpu_floor [--upto none|init|context] [--release] [--quick-exit] "
                  "[--nvrtc] [--timeline]\n");
     return 2;
   }
@@ -116,8 +117,8 @@ int main(int argc, char** argv) {
       timeline.mark("context");
     }
   }
-  if (o.keep) {
-    static_cast<void>(session.release());
+  if (!o.release) {
+    static_cast<void>(session.release());  // retained to the end, as gpublur leaves it
   } else if (session) {
     session.reset();
     timeline.mark("released");
@@ -128,6 +129,6 @@ int main(int argc, char** argv) {
   }
   timeline.mark("exit");
   std::fflush(nullptr);
-  if (o.return_from_main) return 0;
-  std::_Exit(0);
+  if (o.quick_exit) std::_Exit(0);
+  return 0;
 }

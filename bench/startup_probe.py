@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a short gpublur run's wall time goes, outside the blur: the process itself, the driver's
 cuInit, the primary context, and the ways of ending (context released or kept; std::_Exit or a
-return from main, which runs the driver's atexit handlers). Each row is a whole process, timed
+return from main, which runs the driver's exit handler). Each row is a whole process, timed
 from outside, the rows run alternately; beside them gpublur on the same 1080p PNG, on the CPU and
 on the GPU (warm cache). Then one run of each floor with --timeline (ms since the parent started
 it) and one gpublur run with --timings.
@@ -48,13 +48,13 @@ def main():
     rows = {
         "/bin/true": ["true"],
         "floor: nothing (process + gpublur's libraries)": [floor, "--upto", "none"],
-        "floor: driver + cuInit, _Exit": [floor, "--upto", "init"],
-        "floor: context, released, _Exit (as gpublur)": [floor],
-        "floor: context kept, _Exit": [floor, "--keep"],
-        "floor: context, released, return from main": [floor, "--return"],
-        "floor: context kept, return from main": [floor, "--keep", "--return"],
-        "floor: context released, _Exit, NVRTC loaded": [floor, "--nvrtc"],
-        "floor: context kept, return from main, NVRTC loaded": [floor, "--keep", "--return", "--nvrtc"],
+        "floor: driver + cuInit, return from main": [floor, "--upto", "init"],
+        "floor: context released, _Exit (gpublur before)": [floor, "--release", "--quick-exit"],
+        "floor: context kept, _Exit": [floor, "--quick-exit"],
+        "floor: context released, return from main": [floor, "--release"],
+        "floor: context kept, return from main (as gpublur)": [floor],
+        "floor: context released, _Exit, NVRTC loaded": [floor, "--release", "--quick-exit", "--nvrtc"],
+        "floor: context kept, return from main, NVRTC loaded": [floor, "--nvrtc"],
         "gpublur --device cpu": blur + ["--device", "cpu"],
         "gpublur (GPU, warm cache)": blur,
     }
@@ -69,7 +69,7 @@ def main():
     print("| process | median ms | min ms | max ms |\n|---|---|---|---|")
     for k, v in runs.items():
         print(f"| {k} | {statistics.median(v):.1f} | {min(v):.1f} | {max(v):.1f} |")
-    for extra in ([], ["--keep"], ["--return"], ["--keep", "--return"]):
+    for extra in ([], ["--release"], ["--quick-exit"], ["--release", "--quick-exit"]):
         marks, end = timeline([floor, "--timeline"] + extra)
         print(f"\ngpublur_gpu_floor --timeline {' '.join(extra)}\n{marks}\nprocess ended  {end:8.2f} ms since spawn")
     for name, cmd in (("gpublur", blur), ("other gpublur", [a.other] + args if a.other else None)):
