@@ -20,7 +20,12 @@
 // two byte planes (low and high byte of m); as soon as a 32 x (32 kChunksX) window is complete
 // the horizontal product reads it with ldmatrix and writes 8 consecutive output bytes per lane
 // and row. Warps share nothing but the block's read-only tap table, so no block-wide barrier is
-// needed after it is built.
+// needed after it is built. Staged rows and the planes are laid out so that no shared-memory
+// access of a step has a bank conflict (stage_row, input_word, kPlaneStride).
+//
+// A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
+// (horizontal_task_narrow): each 8-output N-tile needs one k32 chunk of the window, not two, and
+// every N-tile the same tap fragments, which stay in registers: half the products, no tap loads.
 //
 // Large kernels need more k32 steps per product, not another structure: each vertical step
 // multiplies ceil((16 + 2r) / 32) chunks of staged rows, each horizontal one 1 + pad / 16 chunks
@@ -52,12 +57,18 @@ constexpr int kChunksY = (kRowsNeeded + 31) / 32;        // k32 steps of the ver
 constexpr int kChunksX = 1 + kPad / 16;                  // k32 steps of the horizontal window
 constexpr int kHaloX = kRadiusX * kChannels;
 constexpr int kStages = GB_STAGES;                       // input ring: steps in flight
-constexpr int kStageStride = 48;                         // bytes per staged row (32 used): see read_step
 constexpr int kSlotRows = (kRowsNeeded + 15) / 16 * 16;  // the 16-row halves a fragment reads (rows
                                                          // past kRowsNeeded: never written, weight 0)
-constexpr int kStageBytes = kStageStride * kSlotRows;
-constexpr int kRing = kChunksX;                          // intermediate slots: one window
-constexpr int kPlaneStride = 32 * kRing + 16;            // 16 x odd bytes: ldmatrix rows on distinct banks
+constexpr int kStageBytes = 32 * kSlotRows;              // 32 bytes per staged row, see stage_row
+// Kernels whose horizontal halo is at most kNarrowLead bytes (7 x 7 up to RGBA) take the narrow
+// horizontal product (horizontal_task_narrow): one window chunk per N-tile instead of two.
+constexpr int kNarrowLead = 12;
+constexpr bool kNarrow = kHaloX <= kNarrowLead && kPad == 16;
+constexpr int kRing = kChunksX;                          // intermediate chunks: one window
+// The narrow product reads a window as one run of columns, so it keeps a third slot, a copy of
+// slot 0: unit u's window is then slots u % 2 and u % 2 + 1 in order.
+constexpr int kPlaneSlots = kRing + (kNarrow ? 1 : 0);
+constexpr int kPlaneStride = 32 * kPlaneSlots + 16;      // 16 x odd bytes: ldmatrix rows on distinct banks
 constexpr int kPlaneBytes = 16 * kPlaneStride;
 constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
 
@@ -121,7 +132,9 @@ __device__ __forceinline__ unsigned window_x(int hi, int delta) { return __ldg(&
 constexpr int kFragmentChunks = 5;
 constexpr bool kFragmentTable = kChunksX <= kFragmentChunks;
 constexpr int kTapFragments = kChunksX * 4 * 2;
-constexpr int kTapBytes = kFragmentTable ? kTapFragments * 32 * 8 : (2 * kCountX * 4 + 15) / 16 * 16;
+constexpr int kTapBytes = kNarrow          ? 0  // the narrow product keeps its taps in registers
+                          : kFragmentTable ? kTapFragments * 32 * 8
+                                           : (2 * kCountX * 4 + 15) / 16 * 16;
 // The vertical weights as A fragments: a0 row g, k = 4t + e; a1 row g + 8; a2, a3: k + 16. Up to
 // 4 chunks (radius 56) they stay in registers; more would crowd out the horizontal
 // accumulators, so they sit in a block table, one uint4 per (chunk, byte, lane), read once per step.
@@ -168,12 +181,14 @@ __device__ __forceinline__ void mma_u8(unsigned (&d)[4], const unsigned (&a)[4],
       : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
-// d = a x b: a zero accumulator, which needs no registers set first.
-__device__ __forceinline__ void mma_u8_first(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1) {
+// d = a x b + c for one constant c in every element (0, or a rounding term the product then
+// carries for free): one register for all four accumulator inputs.
+__device__ __forceinline__ void mma_u8_first(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0, unsigned b1,
+                                             unsigned c = 0u) {
   asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
       "{%10,%10,%10,%10};"
       : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(0u));
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(c));
 }
 
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
@@ -254,20 +269,32 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 }
 
+// Byte offset of staged row r in a slot. Rows go in blocks of 4 (128 bytes: all 32 banks), and
+// within its block row r sits at position (r + r / 4) % 4. The 4 rows one quarter-warp's
+// cp.async writes (4q .. 4q + 3) and the 4 rows that lanes t = 0..3 read together (4t + e for one
+// e, read_step) then lie in 4 distinct 8-bank groups: neither access has a bank conflict.
+__host__ __device__ constexpr int stage_row(int r) { return 128 * (r >> 2) + 32 * ((r + (r >> 2)) & 3); }
+
 // Where a warp's input rows come from: the rows y_top .. y_top + kRowsNeeded - 1 lie inside the
-// image for most warps, and then each lane's copies are a fixed pointer plus 32 bytes per step.
+// image for most warps, and then, for the steps whose 32 columns lie inside too (first_inside ..
+// end_inside - 1), each lane's copies are a fixed pointer plus 32 bytes per step. Worked out once,
+// so a step spends two comparisons on it.
 struct StageSource {
   const unsigned char* lane_src;  // row y_top + lane / 2, piece lane % 2, of step 0 (rows inside)
   int lane_dst;                   // that piece's offset in a slot
-  bool rows_inside;
+  int first_inside;               // steps first_inside .. end_inside - 1 need no border (empty
+  int end_inside;                 // when the rows do not lie inside)
 };
 
 __device__ __forceinline__ StageSource stage_source(const unsigned char* __restrict__ in, int pitch,
-                                                    int height, int xv0, int y_top, int lane) {
+                                                    int height, int row_bytes, int xv0, int y_top, int lane) {
   StageSource s;
-  s.rows_inside = y_top >= 0 && y_top + kRowsNeeded <= height;
-  s.lane_src = in + static_cast<ptrdiff_t>(s.rows_inside ? y_top + (lane >> 1) : 0) * pitch + xv0 + 16 * (lane & 1);
-  s.lane_dst = kStageStride * (lane >> 1) + 16 * (lane & 1);
+  const bool rows_inside = y_top >= 0 && y_top + kRowsNeeded <= height;
+  s.lane_src = in + static_cast<ptrdiff_t>(rows_inside ? y_top + (lane >> 1) : 0) * pitch + xv0 + 16 * (lane & 1);
+  s.lane_dst = stage_row(lane >> 1) + 16 * (lane & 1);
+  // step s is inside when xv0 + 32 s >= 0 and xv0 + 32 s + 32 <= row_bytes
+  s.first_inside = xv0 >= 0 ? 0 : (31 - xv0) >> 5;
+  s.end_inside = rows_inside && row_bytes - 32 - xv0 >= 0 ? ((row_bytes - 32 - xv0) >> 5) + 1 : 0;
   return s;
 }
 
@@ -277,12 +304,13 @@ __device__ __forceinline__ StageSource stage_source(const unsigned char* __restr
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
                                            int xv, int y_top, int step, unsigned char* slot, int lane) {
-  if (source.rows_inside && xv >= 0 && xv + 32 <= row_bytes) {
+  if (step >= source.first_inside && step < source.end_inside) {
     const unsigned char* src = source.lane_src + 32 * step;
 #pragma unroll
     for (int i = 0; i < (2 * kRowsNeeded + 31) / 32; ++i) {  // rows lane / 2 + 16 i
       if (32 * i + lane < 2 * kRowsNeeded) {
-        cp_async16(slot + source.lane_dst + 16 * kStageStride * i, src + static_cast<ptrdiff_t>(16 * i) * pitch);
+        // 16 rows further: 4 blocks, the same positions
+        cp_async16(slot + source.lane_dst + 512 * i, src + static_cast<ptrdiff_t>(16 * i) * pitch);
       }
     }
     cp_async_commit();
@@ -292,7 +320,7 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
   for (int q = lane; q < 2 * kRowsNeeded; q += 32) {
     const int k = q >> 1;
     const int xb = xv + 16 * (q & 1);
-    unsigned char* dst = slot + kStageStride * k + 16 * (q & 1);
+    unsigned char* dst = slot + stage_row(k) + 16 * (q & 1);
     const int sy = border_index(y_top + k, height);
     if (sy >= 0 && xb >= 0 && xb + 16 <= row_bytes) {
       cp_async16(dst, in + static_cast<size_t>(sy) * pitch + xb);
@@ -309,16 +337,23 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
 }
 
 // The words one lane feeds the vertical product: input rows 32c + 16h + 4t + e of the step
-// (e = 0..3), byte columns 4g .. 4g + 3; rows past the kernel's reach are zero (their taps are 0).
+// (e = 0..3), byte columns 4w .. 4w + 3 with w = input_word(g); rows past the kernel's reach are
+// zero (their taps are 0).
 struct TaskWords {
   unsigned w[kChunksY][2][4];
 };
 
-// Row 32c + 16h + 4t + e, word g: one lane offset plus constants. The 48-byte row stride puts
-// the four rows lanes t = 0..3 read together on two bank groups (a 2-way conflict on 8 loads a
-// step), which costs less than the index arithmetic of a conflict-free swizzle.
+// The 32-bit word of a staged row that B column n of the vertical product takes. In this order
+// a lane's results (columns 2t and 2t + 1) are words t and t + 4 of a row: 4-byte stores that
+// fill the intermediate planes without bank conflicts (vertical_task).
+__device__ __forceinline__ int input_word(int n) { return (n >> 1) + 4 * (n & 1); }
+
+// Row 32c + 16h + 4t + e lies in block 8c + 4h + t at position (e + t) % 4 (stage_row).
 __device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l) {
-  const unsigned char* lane_slot = slot + kStageStride * 4 * l.t + 4 * l.g;
+  const unsigned char* lane_block = slot + 128 * l.t + 4 * input_word(l.g);
+  int position[4];
+#pragma unroll
+  for (int e = 0; e < 4; ++e) position[e] = 32 * ((e + l.t) & 3);
   TaskWords tw;
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
@@ -327,7 +362,7 @@ __device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l
 #pragma unroll
       for (int e = 0; e < 4; ++e) {  // a half wholly past the kernel's reach is zero
         tw.w[c][h][e] = 32 * c + 16 * h < kSlotRows
-                            ? *reinterpret_cast<const unsigned*>(lane_slot + kStageStride * (32 * c + 16 * h + e))
+                            ? *reinterpret_cast<const unsigned*>(lane_block + 128 * (8 * c + 4 * h) + position[e])
                             : 0u;
       }
     }
@@ -336,9 +371,10 @@ __device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l
 }
 
 // Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
-// The lane's results are rows g and g + 8, byte columns 8t .. 8t + 7 of the task.
+// The lane's results are rows g and g + 8, byte columns 4t .. 4t + 3 and 16 + 4t .. 19 + 4t of
+// the task; with `copy`, also 64 bytes further (the narrow product's third slot).
 __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights, Lane l,
-                                              unsigned char* plane_lo, unsigned char* plane_hi) {
+                                              unsigned char* plane_lo, unsigned char* plane_hi, bool copy) {
   unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
@@ -350,7 +386,8 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       if (c == 0) {
-        mma_u8_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
+        // 2^7 + sum < 2^24 (common.cuh): the rounding rides in the low product
+        mma_u8_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i], kVerticalRound);
         mma_u8_first(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
       } else {
         mma_u8(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
@@ -358,8 +395,8 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       }
     }
   }
-  // Fragment f: row g (f < 2) or g + 8, output column 2t + (f & 1) of 8, which is byte column
-  // 4 (2t + (f & 1)) + i of the task: 8t + i, or 8t + 4 + i.
+  // Fragment f: row g (f < 2) or g + 8, B column 2t + (f & 1), which is input word t + 4 (f & 1):
+  // byte column 4t + 16 (f & 1) + i of the task.
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     unsigned lo[2], hi[2];
@@ -368,15 +405,40 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       const int f = 2 * half + n;
       unsigned a[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = acc_hi[i][f] * 256u + acc_lo[i][f] + kVerticalRound;  // < 2^24
+      for (int i = 0; i < 4; ++i) a[i] = acc_hi[i][f] * 256u + acc_lo[i][f];  // + 2^7 already; < 2^24
       const unsigned x = __byte_perm(a[0], a[1], 0x6251);  // m's low and high bytes: bytes 1, 2
       const unsigned y = __byte_perm(a[2], a[3], 0x6251);
       lo[n] = __byte_perm(x, y, 0x5410);
       hi[n] = __byte_perm(x, y, 0x7632);
     }
-    const int offset = (l.g + 8 * half) * kPlaneStride + 8 * l.t;
-    *reinterpret_cast<uint2*>(plane_lo + offset) = make_uint2(lo[0], lo[1]);
-    *reinterpret_cast<uint2*>(plane_hi + offset) = make_uint2(hi[0], hi[1]);
+    // Lanes g = 0..7 are kPlaneStride = 16 x odd bytes apart, t = 0..3 one word: 32 banks.
+    const int offset = (l.g + 8 * half) * kPlaneStride + 4 * l.t;
+    const auto store = [&](int at) {
+      *reinterpret_cast<unsigned*>(plane_lo + at) = lo[0];
+      *reinterpret_cast<unsigned*>(plane_lo + at + 16) = lo[1];
+      *reinterpret_cast<unsigned*>(plane_hi + at) = hi[0];
+      *reinterpret_cast<unsigned*>(plane_hi + at + 16) = hi[1];
+    };
+    store(offset);
+    if (copy) store(offset + 64);
+  }
+}
+
+// Writes the lane's outputs: rows g and g + 8, bytes 8t .. 8t + 7 from byte column x_unit.
+__device__ __forceinline__ void store_outputs(const unsigned (&result)[2][2], Lane l, unsigned char* __restrict__ out,
+                                              int out_pitch, int y_first, int x_unit, int height, int row_bytes) {
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    const int y = y_first + l.g + 8 * half;
+    const int x = x_unit + 8 * l.t;
+    if (y >= height || x >= row_bytes) continue;
+    unsigned char* dst = out + static_cast<size_t>(y) * out_pitch + x;
+    const unsigned w0 = result[half][0], w1 = result[half][1];
+    if (x + 8 <= row_bytes) {
+      *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
+    } else {
+      for (int s = 0; s < 8 && x + s < row_bytes; ++s) dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
+    }
   }
 }
 
@@ -415,7 +477,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
         const uint2 q_lo = taps.get(c, j, 0);
         const uint2 q_hi = taps.get(c, j, 1);
         if (c == 0) {
-          mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y);
+          mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalRound);  // 2^23 + sum < 2^31
           mma_u8_first(mid[jj], m_lo, q_hi.x, q_hi.y);
           mma_u8_first(hh[jj], m_hi, q_hi.x, q_hi.y);
         } else {
@@ -434,7 +496,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
           const int f = 2 * half + n;
-          b[jj][n] = hh[jj][f] * 65536u + mid[jj][f] * 256u + ll[jj][f] + kHorizontalRound;  // mod 2^32, exact
+          b[jj][n] = hh[jj][f] * 65536u + mid[jj][f] * 256u + ll[jj][f];  // + 2^23 already; mod 2^32, exact
         }
       }
 #pragma unroll
@@ -443,19 +505,85 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
       }
     }
   }
+  store_outputs(result, l, out, out_pitch, y_first, x_first + u0, height, row_bytes);
+}
+
+// The narrow horizontal product (kNarrow). N-tile j holds outputs 8j .. 8j + 7 of the unit,
+// which need the 8 + 2 kHaloX <= 32 window columns from 8j - kNarrowLead on: one k32 chunk, and
+// the same band of taps for every j, so the B fragments stay in 4 registers. Half the products
+// of horizontal_task, and no tap loads. The window starts at 4-byte offsets, which ldmatrix
+// cannot address, so A comes in 32-bit loads (lanes g on 16 x odd byte rows, t one word apart:
+// no bank conflicts).
+struct NarrowTaps {
+  unsigned b[2][2];  // [low, high byte][b0, b1]
+};
+__device__ __forceinline__ NarrowTaps narrow_taps(Lane l) {
+  // b0: k = 4t + e, n = g: window column k - kNarrowLead is input delta k - kNarrowLead - n; b1: k + 16.
+  const int d = 4 * l.t - kNarrowLead - l.g;
+  NarrowTaps taps;
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const int y = y_first + l.g + 8 * half;
-    const int x = x_first + u0 + 8 * l.t;
-    if (y >= height || x >= row_bytes) continue;
-    unsigned char* dst = out + static_cast<size_t>(y) * out_pitch + x;
-    const unsigned w0 = result[half][0], w1 = result[half][1];
-    if (x + 8 <= row_bytes) {
-      *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
+  for (int hi = 0; hi < 2; ++hi) taps.b[hi][0] = window_x(hi, d), taps.b[hi][1] = window_x(hi, d + 16);
+  return taps;
+}
+
+// Lane t of each quad holds w[j] for j = 0..3; afterwards it holds lane j's w[t]. Step b swaps
+// bit b of (lane, index) wherever the two differ: the lane sends its two such words and takes
+// its partner's in their place.
+__device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
+  const bool t0 = (t & 1) != 0, t1 = (t & 2) != 0;
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {  // bit 0: indices 2k + 1 - t0
+    const unsigned got = __shfl_xor_sync(0xffffffffu, t0 ? w[2 * k] : w[2 * k + 1], 1);
+    if (t0) {
+      w[2 * k] = got;
     } else {
-      for (int s = 0; s < 8 && x + s < row_bytes; ++s) dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
+      w[2 * k + 1] = got;
     }
   }
+#pragma unroll
+  for (int k = 0; k < 2; ++k) {  // bit 1: indices k + 2 (1 - t1)
+    const unsigned got = __shfl_xor_sync(0xffffffffu, t1 ? w[k] : w[k + 2], 2);
+    if (t1) {
+      w[k] = got;
+    } else {
+      w[k + 2] = got;
+    }
+  }
+}
+
+__device__ __forceinline__ unsigned load32(const unsigned char* p) { return *reinterpret_cast<const unsigned*>(p); }
+
+// Unit u's window is intermediate columns 32u .. 32u + 63, in plane slots u % 2 and u % 2 + 1.
+__device__ __forceinline__ void horizontal_task_narrow(const unsigned char* plane_lo, const unsigned char* plane_hi,
+                                                       const NarrowTaps& taps, int unit, Lane l,
+                                                       unsigned char* __restrict__ out, int out_pitch,
+                                                       int y_first, int x_first, int height, int row_bytes) {
+  const int lane_offset = l.g * kPlaneStride + 32 * (unit & 1) + kPad - kNarrowLead + 4 * l.t;
+  unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const unsigned char* lo = plane_lo + lane_offset + 8 * j;
+    const unsigned char* hi = plane_hi + lane_offset + 8 * j;
+    // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
+    const unsigned m_lo[4] = {load32(lo), load32(lo + 8 * kPlaneStride), load32(lo + 16), load32(lo + 8 * kPlaneStride + 16)};
+    const unsigned m_hi[4] = {load32(hi), load32(hi + 8 * kPlaneStride), load32(hi + 16), load32(hi + 8 * kPlaneStride + 16)};
+    unsigned ll[4], mid[4], hh[4];
+    mma_u8_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalRound);  // 2^23 + sum < 2^31
+    mma_u8_first(mid, m_lo, taps.b[1][0], taps.b[1][1]);
+    mma_u8(mid, m_hi, taps.b[0][0], taps.b[0][1]);
+    mma_u8_first(hh, m_hi, taps.b[1][0], taps.b[1][1]);
+    unsigned b[4];
+#pragma unroll
+    for (int f = 0; f < 4; ++f) b[f] = hh[f] * 65536u + mid[f] * 256u + ll[f];  // + 2^23 already; mod 2^32, exact
+    w[j] = pack_top_bytes(b[0], b[1], b[2], b[3]);
+  }
+  quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
+  unsigned result[2][2];
+  result[0][0] = __byte_perm(w[0], w[1], 0x5410);
+  result[0][1] = __byte_perm(w[2], w[3], 0x5410);
+  result[1][0] = __byte_perm(w[0], w[1], 0x7632);
+  result[1][1] = __byte_perm(w[2], w[3], 0x7632);
+  store_outputs(result, l, out, out_pitch, y_first, x_first + 32 * unit, height, row_bytes);
 }
 
 }  // namespace gb
@@ -477,7 +605,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int x0 = blockIdx.x * 32 * tile_units;
   const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
 
-  const TapSource taps = build_tap_source(shared);
+  const TapSource taps = kNarrow ? TapSource{} : build_tap_source(shared);
+  const NarrowTaps narrow = kNarrow ? narrow_taps(l) : NarrowTaps{};
   const WeightsY weights = build_weights_y(shared + kTapBytes, l, lane);
   __syncthreads();
   if (y_first >= height) return;
@@ -487,7 +616,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int y_top = y_first - kRadiusY;
   const int xv0 = x0 - kPad;  // image byte column of intermediate column 0
 
-  const StageSource source = stage_source(in, in_pitch, height, xv0, y_top, lane);
+  const StageSource source = stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane);
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) {
     if (s < column_tasks) {
@@ -509,11 +638,15 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
     __syncwarp();
     const TaskWords tw = read_step(stages + (task & (kStages - 1)) * kStageBytes, l);
     const int slot = 32 * (task % kRing);
-    vertical_task(tw, weights, l, plane_lo + slot, plane_hi + slot);
+    vertical_task(tw, weights, l, plane_lo + slot, plane_hi + slot, kNarrow && slot == 0);
     __syncwarp();
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
-      horizontal_task(plane_lo, plane_hi, taps, unit, l, lane, out, out_pitch, y_first, x0, height, row_bytes);
+      if (kNarrow) {
+        horizontal_task_narrow(plane_lo, plane_hi, narrow, unit, l, out, out_pitch, y_first, x0, height, row_bytes);
+      } else {
+        horizontal_task(plane_lo, plane_hi, taps, unit, l, lane, out, out_pitch, y_first, x0, height, row_bytes);
+      }
     }
   }
 }

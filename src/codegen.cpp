@@ -109,22 +109,27 @@ SharedMemoryLimits shared_memory_limits(int arch) {
 constexpr int kSharedPerBlockReserved = 1024;  // the system's share of each resident block
 
 // blur_mma.cu's shared memory, as its constants compute it (the kernel static_asserts equality):
-// per warp a ring of `stages` input slots (48-byte rows; the step's 16 + 2r rows rounded up
-// to 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16); per block the
+// per warp a ring of `stages` input slots (32-byte rows; the step's 16 + 2r rows rounded up to
+// 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16), with one more chunk for
+// the narrow horizontal product (a horizontal halo of at most 12 bytes); per block the
 // horizontal taps, as fragments (2 KiB per chunk) up to 5 chunks, else as the window table
-// (2 x 4 bytes per window column), and past 4 vertical chunks the vertical weights (1 KiB each).
+// (2 x 4 bytes per window column), none for the narrow product, and past 4 vertical chunks the
+// vertical weights (1 KiB each).
 struct MmaShape {
   int chunks_x;
   int chunks_y;
   int warp_bytes;
   int tap_bytes;  // and weights: the block's tables
 };
+constexpr int kMmaNarrowLead = 12;  // blur_mma.cu's kNarrowLead
 MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
   const int chunks_x = 1 + pad / 16;
-  const int warp_bytes = stages * 48 * slot_rows + 2 * 16 * (32 * chunks_x + 16);
+  const bool narrow = spec.x.radius() * spec.channels <= kMmaNarrowLead && pad == 16;
+  const int plane_slots = chunks_x + (narrow ? 1 : 0);
+  const int warp_bytes = stages * 32 * slot_rows + 2 * 16 * (32 * plane_slots + 16);
   const int window_columns = 63 + 2 * pad;
-  const int tap_bytes = chunks_x <= 5 ? chunks_x * 2048 : (8 * window_columns + 15) / 16 * 16;
+  const int tap_bytes = narrow ? 0 : chunks_x <= 5 ? chunks_x * 2048 : (8 * window_columns + 15) / 16 * 16;
   const int chunks_y = (16 + 2 * spec.y.radius() + 31) / 32;
   const int weight_bytes = chunks_y <= 4 ? 0 : chunks_y * 1024;  // vertical A fragments
   return {chunks_x, chunks_y, warp_bytes, tap_bytes + weight_bytes};
@@ -162,9 +167,10 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   s.chunks_y = shape.chunks_y;
   if (small) {
     s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
-    // Small kernels fit 80 registers (6 blocks, 24 warps per SM) with at most a few bytes of
-    // spill; two k32 steps vertically or more than three horizontally need the full 128.
-    s.min_blocks = spec.y.radius() <= 8 && s.halo <= 32 ? 6 : 4;
+    // A register budget of 128 (4 blocks; 5 stay resident where the kernel needs fewer): at 80
+    // (6 blocks) the compiler re-derived addresses every step, and on the H100 4K and 8K ran
+    // 1-6% slower (bench/RESULTS.md); how many warps share an SM made no difference there.
+    s.min_blocks = 4;
   } else {
     s.tile_w = 32 * std::max(15, 2 * (shape.chunks_x - 1));
     s.min_blocks = blocks;  // the register budget follows (255 at most)
