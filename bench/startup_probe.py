@@ -6,7 +6,7 @@ from outside, the rows run alternately; beside them gpublur on the same 1080p PN
 on the GPU (warm cache). Then one run of each floor with --timeline (ms since the parent started
 it) and one gpublur run with --timings.
 
-usage: startup_probe.py GPUBLUR SCENE_PNG WORKDIR [--rounds N] [--other GPUBLUR2]
+usage: startup_probe.py GPUBLUR SCENE_PNG WORKDIR [--rounds N] [--other GPUBLUR2] [--pause S]
 (gpublur_gpu_floor is looked for beside GPUBLUR; SCENE_PNG e.g. from e2e_bench.py; --other: a
 second build, e.g. of an earlier commit, timed in the same rounds.)
 """
@@ -37,6 +37,7 @@ def main():
     ap.add_argument("gpublur"); ap.add_argument("scene"); ap.add_argument("work")
     ap.add_argument("--rounds", type=int, default=11)
     ap.add_argument("--other")
+    ap.add_argument("--pause", type=float, default=1.0)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     floor = os.path.join(os.path.dirname(os.path.abspath(a.gpublur)), "gpublur_gpu_floor")
@@ -69,6 +70,21 @@ def main():
     print("| process | median ms | min ms | max ms |\n|---|---|---|---|")
     for k, v in runs.items():
         print(f"| {k} | {statistics.median(v):.1f} | {min(v):.1f} | {max(v):.1f} |")
+    # The driver may finish a process's teardown after the process has gone, at the expense of
+    # the next one: so also time each command run back to back with itself, and run after a
+    # pause in which the GPU settles.
+    seq = {"gpublur (GPU, warm cache)": blur, "floor: context kept, return from main (as gpublur)": [floor],
+           "floor: context released, _Exit (gpublur before)": [floor, "--release", "--quick-exit"]}
+    if a.other:
+        seq["other gpublur (GPU, warm cache)"] = [a.other] + args
+    print(f"\n| process | back to back: median ms | after a {a.pause} s pause: median ms |\n|---|---|---|")
+    for k, cmd in seq.items():
+        b2b = [wall(cmd) for _ in range(a.rounds)]
+        paused = []
+        for _ in range(a.rounds):
+            time.sleep(a.pause)
+            paused.append(wall(cmd))
+        print(f"| {k} | {statistics.median(b2b):.1f} | {statistics.median(paused):.1f} |")
     for extra in ([], ["--release"], ["--quick-exit"], ["--release", "--quick-exit"]):
         marks, end = timeline([floor, "--timeline"] + extra)
         print(f"\ngpublur_gpu_floor --timeline {' '.join(extra)}\n{marks}\nprocess ended  {end:8.2f} ms since spawn")
