@@ -12,15 +12,7 @@ second build, e.g. of an earlier commit, timed in the same rounds.)
 """
 import argparse, os, statistics, subprocess, time
 
-
-def wall(cmd, env=None):
-    start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          env={**os.environ, **(env or {})})
-    ms = (time.perf_counter() - start) * 1e3
-    if done.returncode != 0:
-        raise RuntimeError(f"{cmd} failed: {done.stderr.decode()[-400:]}")
-    return ms
+from e2e_bench import wall  # whole-process wall time of one command, in ms
 
 
 def timeline(cmd):
