@@ -11,8 +11,8 @@ namespace gpublur {
 enum class ContextAtEnd {
   kRelease,      // released before run returns, like every other resource (tests, embedding)
   kLeaveToExit,  // left retained for the driver to tear down when the process exits (main:
-                 // the driver's exit handler does that in the time an explicit release takes
-                 // on its own, so releasing first only adds; bench/RESULTS.md)
+                 // the exit costs about the same either way, so releasing first only adds the
+                 // release itself; bench/RESULTS.md)
 };
 
 /// Runs the options parsed from the command line. Reports on `err` (announcements, --verbose)
