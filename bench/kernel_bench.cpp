@@ -8,7 +8,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -86,11 +88,23 @@ struct LoadedKernel {
 };
 
 // Experiment knobs: the tensor-core kernel's __launch_bounds__ blocks per SM, overriding
-// codegen's choice (0: keep it), and its widest tiles always, without launch_dims' balancing
-// over the SMs. Only the benchmark has them; results are checked as always.
+// codegen's choice (0: keep it); its widest tiles always, without launch_dims' balancing over
+// the SMs; and its template replaced by a file, to compare versions of blur_mma.cu in one run
+// without a rebuild. Only the benchmark has them; results are checked as always.
 int g_mma_min_blocks = 0;
 bool g_widest_tiles = false;
+std::string g_mma_source;  // experiment: a file that replaces blur_mma.cu in the generated source
+int g_mma_units = 0;       // experiment: the mma kernel's tile width in 32-byte units (0: launch_dims')
 int g_sm_count = 0;
+
+LaunchDims bench_launch_dims(const GeneratedKernel& kernel, int width, int height) {
+  LaunchDims d = launch_dims(kernel, width, height, g_widest_tiles ? 0 : g_sm_count);
+  if (kernel.schedule.variant == KernelVariant::kMma && g_mma_units > 0) {
+    const long long units = (static_cast<long long>(width) * kernel.channels + 31) / 32;
+    d.grid_x = static_cast<unsigned>((units + g_mma_units - 1) / g_mma_units);
+  }
+  return d;
+}
 
 // Replaces the value of `#define name old` in the generated source.
 void redefine(std::string& source, const std::string& name, int old_value, int new_value) {
@@ -107,6 +121,15 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
     redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, g_mma_min_blocks);
     s.min_blocks = g_mma_min_blocks;
   }
+  if (s.variant == KernelVariant::kMma && !g_mma_source.empty()) {
+    const std::string marker = "#line 1 \"blur_mma.cu\"\n";
+    const std::size_t at = kernel.source.find(marker);
+    if (at == std::string::npos) throw std::runtime_error("no blur_mma.cu in the generated source");
+    std::ifstream file(g_mma_source, std::ios::binary);
+    if (!file) throw std::runtime_error("cannot read " + g_mma_source);
+    kernel.source.replace(at + marker.size(), std::string::npos,
+                          std::string(std::istreambuf_iterator<char>(file), {}));
+  }
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
   cuda::Module module(compiled.module_image(), kernel.name);
@@ -120,7 +143,7 @@ void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, i
   CUdeviceptr in = b.in[i % b.in.size()].get(), out = b.out[i % b.out.size()].get();
   int pitch = static_cast<int>(b.pitch), w = width, h = height;
   void* args[] = {&in, &pitch, &out, &pitch, &w, &h};
-  const LaunchDims d = launch_dims(k.kernel, width, height, g_widest_tiles ? 0 : g_sm_count);
+  const LaunchDims d = bench_launch_dims(k.kernel, width, height);
   GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1, d.dynamic_shared_bytes,
                                          s.get(), args, nullptr),
               "launching " + k.kernel.name);
@@ -128,7 +151,7 @@ void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, i
 
 // "mma 480x64": the variant and the tile (bytes x rows) this image's launch used.
 std::string kernel_label(const LoadedKernel& k, const Size& size) {
-  const LaunchDims d = launch_dims(k.kernel, size.width, size.height, g_widest_tiles ? 0 : g_sm_count);
+  const LaunchDims d = bench_launch_dims(k.kernel, size.width, size.height);
   const long long units = (static_cast<long long>(size.width) * k.kernel.channels + 31) / 32;
   const long long tile_w = k.kernel.schedule.variant == KernelVariant::kMma
                                ? 32 * ((units + d.grid_x - 1) / d.grid_x)
@@ -289,6 +312,10 @@ int main(int argc, char** argv) {
                  "largest kernel size to time the naive kernel at");
   app.add_option("--mma-min-blocks", gpublur::bench::g_mma_min_blocks,
                  "experiment: the mma kernel's __launch_bounds__ blocks per SM (0: codegen's)");
+  app.add_option("--mma-source", gpublur::bench::g_mma_source,
+                 "experiment: compile this file in place of kernels/blur_mma.cu (results checked as always)");
+  app.add_option("--mma-units", gpublur::bench::g_mma_units,
+                 "experiment: the mma kernel's tile width in 32-byte units (0: launch_dims' choice)");
   app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
                "experiment: the mma kernel's widest tiles, not balanced over the SMs");
   CLI11_PARSE(app, argc, argv);
