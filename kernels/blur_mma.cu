@@ -72,6 +72,16 @@ constexpr int kPlaneStride = 32 * kPlaneSlots + 16;      // 16 x odd bytes: ldma
 constexpr int kPlaneBytes = 16 * kPlaneStride;
 constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
 
+// The rounding, for free: where the slot has a row past the kernel's reach (kRowsNeeded <
+// kSlotRows), that row holds ones and gets weight 2^7 + 2^15 in every output row, so the
+// vertical product yields a + 2^7 + 2^15 and the planes hold m' = m + 2^7 (< 2^16: m <= 65280).
+// The horizontal taps sum to 2^16, so m' adds exactly the rounding 2^23 to every b. Only a
+// radius whose rows fill the slot (16 + 2r a multiple of 32) adds the constants to the products.
+constexpr bool kRoundInRow = kRowsNeeded < kSlotRows;
+constexpr int kRoundRow = kSlotRows - 1;
+constexpr unsigned kVerticalC = kRoundInRow ? 0u : kVerticalRound;
+constexpr unsigned kHorizontalC = kRoundInRow ? 0u : kHorizontalRound;
+
 static_assert(kTileH == 16 * kWarps, "one warp per 16 rows");
 static_assert(kPad % 16 == 0 && kHaloX <= kPad, "tile shape");
 static_assert((kStages & (kStages - 1)) == 0 && kStages >= 2, "ring index by mask");
@@ -220,6 +230,13 @@ __device__ __forceinline__ void weight_fragment(unsigned (&a)[4], int c, int hi,
   const int offsets[4] = {d, d - 8, d + 16, d + 8};
 #pragma unroll
   for (int f = 0; f < 4; ++f) a[f] = window_y(hi, offsets[f]);
+  if (kRoundInRow && c == kRoundRow / 32) {  // the rounding row's weight: 2^7 + 2^15 (both bytes 2^7)
+    constexpr int k = kRoundRow % 32;
+    if (l.t == (k % 16) / 4) {
+      a[k < 16 ? 0 : 2] |= 128u << (8 * (k % 4));  // rows g and g + 8
+      a[k < 16 ? 1 : 3] |= 128u << (8 * (k % 4));
+    }
+  }
 }
 
 struct WeightsY {
@@ -259,9 +276,17 @@ __device__ __forceinline__ WeightsY build_weights_y(unsigned char* table, Lane l
   return w;
 }
 
+// With kPad an odd multiple of 16 every step's 32-byte row pieces straddle two 32-byte sectors,
+// and the next step reads the other half of each: through L1 (.ca) that half is a hit, not a
+// second L2 request (the L2's tag lookups were 84% busy). Aligned pieces skip L1 (.cg), which
+// measured faster for them.
 __device__ __forceinline__ void cp_async16(unsigned char* dst, const unsigned char* src) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+  if (kPad % 32 != 0) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+  } else {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+  }
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int kPending>
@@ -301,11 +326,13 @@ __device__ __forceinline__ StageSource stage_source(const unsigned char* __restr
 // Copies the input of vertical step `step` into a slot: rows y_top .. y_top + kRowsNeeded - 1,
 // byte columns xv .. xv + 31, with the border applied. Whole 16-byte pieces inside the image
 // go by cp.async; pieces crossing the left or right edge, and border rows, byte by byte.
+// `src` is source.lane_src + 32 step, carried by the caller (worked out afresh, it would cost a
+// dozen instructions a step).
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
-                                           int xv, int y_top, int step, unsigned char* slot, int lane) {
+                                           const unsigned char* src, int xv, int y_top, int step,
+                                           unsigned char* slot, int lane) {
   if (step >= source.first_inside && step < source.end_inside) {
-    const unsigned char* src = source.lane_src + 32 * step;
 #pragma unroll
     for (int i = 0; i < (2 * kRowsNeeded + 31) / 32; ++i) {  // rows lane / 2 + 16 i
       if (32 * i + lane < 2 * kRowsNeeded) {
@@ -387,7 +414,7 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
     for (int i = 0; i < 4; ++i) {
       if (c == 0) {
         // 2^7 + sum < 2^24 (common.cuh): the rounding rides in the low product
-        mma_u8_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i], kVerticalRound);
+        mma_u8_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i], kVerticalC);
         mma_u8_first(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
       } else {
         mma_u8(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
@@ -405,7 +432,7 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       const int f = 2 * half + n;
       unsigned a[4];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = acc_hi[i][f] * 256u + acc_lo[i][f];  // + 2^7 already; < 2^24
+      for (int i = 0; i < 4; ++i) a[i] = acc_hi[i][f] * 256u + acc_lo[i][f];  // rounding already in; < 2^24
       const unsigned x = __byte_perm(a[0], a[1], 0x6251);  // m's low and high bytes: bytes 1, 2
       const unsigned y = __byte_perm(a[2], a[3], 0x6251);
       lo[n] = __byte_perm(x, y, 0x5410);
@@ -424,20 +451,49 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
   }
 }
 
-// Writes the lane's outputs: rows g and g + 8, bytes 8t .. 8t + 7 from byte column x_unit.
-__device__ __forceinline__ void store_outputs(const unsigned (&result)[2][2], Lane l, unsigned char* __restrict__ out,
-                                              int out_pitch, int y_first, int x_unit, int height, int row_bytes) {
+// Where a warp's outputs go. lane_out is the lane's first output byte of the current unit (row
+// y_first + g, byte x0 + 32 unit + 8t): the caller carries it, 32 bytes a unit. Units below
+// units_inside have all 16 rows and 32 bytes in the image: two 8-byte stores and no checks.
+struct OutputTarget {
+  unsigned char* __restrict__ out;
+  int pitch, y_first, x0, height, row_bytes;
+  int units_inside;  // 0 when the warp's rows reach past the image
+  unsigned char* lane_out;
+};
+
+__device__ __forceinline__ OutputTarget output_target(unsigned char* __restrict__ out, int pitch, int y_first,
+                                                      int x0, int height, int row_bytes, Lane l) {
+  OutputTarget o{out, pitch, y_first, x0, height, row_bytes, 0, nullptr};
+  o.units_inside = y_first + 16 <= height && row_bytes - x0 >= 32 ? (row_bytes - x0) >> 5 : 0;
+  o.lane_out = out + static_cast<ptrdiff_t>(y_first + l.g) * pitch + x0 + 8 * l.t;
+  return o;
+}
+
+// lane_out goes through opaque(), after which the compiler no longer knows it points to global
+// memory and would use generic stores.
+__device__ __forceinline__ void store_global8(unsigned char* p, unsigned w0, unsigned w1) {
+  asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(__cvta_generic_to_global(p)), "r"(w0), "r"(w1) : "memory");
+}
+
+// Writes the lane's outputs of a unit: rows g and g + 8, bytes 8t .. 8t + 7.
+__device__ __forceinline__ void store_outputs(const unsigned (&result)[2][2], Lane l, const OutputTarget& o,
+                                              int unit) {
+  if (unit < o.units_inside) {
+    store_global8(o.lane_out, result[0][0], result[0][1]);
+    store_global8(o.lane_out + 8 * static_cast<ptrdiff_t>(o.pitch), result[1][0], result[1][1]);
+    return;
+  }
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
-    const int y = y_first + l.g + 8 * half;
-    const int x = x_unit + 8 * l.t;
-    if (y >= height || x >= row_bytes) continue;
-    unsigned char* dst = out + static_cast<size_t>(y) * out_pitch + x;
+    const int y = o.y_first + l.g + 8 * half;
+    const int x = o.x0 + 32 * unit + 8 * l.t;
+    if (y >= o.height || x >= o.row_bytes) continue;
+    unsigned char* dst = o.out + static_cast<size_t>(y) * o.pitch + x;
     const unsigned w0 = result[half][0], w1 = result[half][1];
-    if (x + 8 <= row_bytes) {
+    if (x + 8 <= o.row_bytes) {
       *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
     } else {
-      for (int s = 0; s < 8 && x + s < row_bytes; ++s) dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
+      for (int s = 0; s < 8 && x + s < o.row_bytes; ++s) dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
     }
   }
 }
@@ -456,11 +512,8 @@ constexpr int kPasses = GB_MIN_BLOCKS >= 4 ? 2 : 1;
 constexpr int kTilesPerPass = 4 / kPasses;
 __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, const unsigned char* plane_hi,
                                                 const TapSource& taps, int unit, Lane l, int lane,
-                                                unsigned char* __restrict__ out,
-                                                int out_pitch, int y_first, int x_first, int height,
-                                                int row_bytes) {
+                                                const OutputTarget& target) {
   const int row_offset = (lane & 15) * kPlaneStride + (lane >> 4) * 16;
-  const int u0 = 32 * unit;
   unsigned result[2][2];  // [row half][word]: the lane's 8 packed output bytes of a row
 #pragma unroll
   for (int jp = 0; jp < kPasses; ++jp) {  // N-tiles kTilesPerPass jp, ...
@@ -477,7 +530,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
         const uint2 q_lo = taps.get(c, j, 0);
         const uint2 q_hi = taps.get(c, j, 1);
         if (c == 0) {
-          mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalRound);  // 2^23 + sum < 2^31
+          mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalC);  // 2^23 + sum < 2^31
           mma_u8_first(mid[jj], m_lo, q_hi.x, q_hi.y);
           mma_u8_first(hh[jj], m_hi, q_hi.x, q_hi.y);
         } else {
@@ -496,7 +549,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
 #pragma unroll
         for (int n = 0; n < 2; ++n) {
           const int f = 2 * half + n;
-          b[jj][n] = hh[jj][f] * 65536u + mid[jj][f] * 256u + ll[jj][f];  // + 2^23 already; mod 2^32, exact
+          b[jj][n] = hh[jj][f] * 65536u + mid[jj][f] * 256u + ll[jj][f];  // rounding already in; mod 2^32, exact
         }
       }
 #pragma unroll
@@ -505,7 +558,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
       }
     }
   }
-  store_outputs(result, l, out, out_pitch, y_first, x_first + u0, height, row_bytes);
+  store_outputs(result, l, target, unit);
 }
 
 // The narrow horizontal product (kNarrow). N-tile j holds outputs 8j .. 8j + 7 of the unit,
@@ -553,28 +606,37 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
 
 __device__ __forceinline__ unsigned load32(const unsigned char* p) { return *reinterpret_cast<const unsigned*>(p); }
 
-// Unit u's window is intermediate columns 32u .. 32u + 63, in plane slots u % 2 and u % 2 + 1.
+// Unit u's window is intermediate columns 32u .. 32u + 63, in plane slots u % 2 and u % 2 + 1
+// (kOdd: u % 2, known where the caller is unrolled by 2). N-tile j's a2 and a3 are N-tile j + 2's
+// a0 and a1, so a lane loads 6 words of each row and plane, not 8.
+template <int kOdd>
 __device__ __forceinline__ void horizontal_task_narrow(const unsigned char* plane_lo, const unsigned char* plane_hi,
                                                        const NarrowTaps& taps, int unit, Lane l,
-                                                       unsigned char* __restrict__ out, int out_pitch,
-                                                       int y_first, int x_first, int height, int row_bytes) {
-  const int lane_offset = l.g * kPlaneStride + 32 * (unit & 1) + kPad - kNarrowLead + 4 * l.t;
+                                                       const OutputTarget& target) {
+  const int lane_offset = l.g * kPlaneStride + 32 * kOdd + kPad - kNarrowLead + 4 * l.t;
+  unsigned lo[2][6], hi[2][6];  // [row g, g + 8][i]: window bytes 4t + 8i .. + 3
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int i = 0; i < 6; ++i) {
+      lo[h][i] = load32(plane_lo + lane_offset + 8 * h * kPlaneStride + 8 * i);
+      hi[h][i] = load32(plane_hi + lane_offset + 8 * h * kPlaneStride + 8 * i);
+    }
+  }
   unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
-    const unsigned char* lo = plane_lo + lane_offset + 8 * j;
-    const unsigned char* hi = plane_hi + lane_offset + 8 * j;
     // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
-    const unsigned m_lo[4] = {load32(lo), load32(lo + 8 * kPlaneStride), load32(lo + 16), load32(lo + 8 * kPlaneStride + 16)};
-    const unsigned m_hi[4] = {load32(hi), load32(hi + 8 * kPlaneStride), load32(hi + 16), load32(hi + 8 * kPlaneStride + 16)};
+    const unsigned m_lo[4] = {lo[0][j], lo[1][j], lo[0][j + 2], lo[1][j + 2]};
+    const unsigned m_hi[4] = {hi[0][j], hi[1][j], hi[0][j + 2], hi[1][j + 2]};
     unsigned ll[4], mid[4], hh[4];
-    mma_u8_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalRound);  // 2^23 + sum < 2^31
+    mma_u8_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalC);
     mma_u8_first(mid, m_lo, taps.b[1][0], taps.b[1][1]);
     mma_u8(mid, m_hi, taps.b[0][0], taps.b[0][1]);
     mma_u8_first(hh, m_hi, taps.b[1][0], taps.b[1][1]);
     unsigned b[4];
 #pragma unroll
-    for (int f = 0; f < 4; ++f) b[f] = hh[f] * 65536u + mid[f] * 256u + ll[f];  // + 2^23 already; mod 2^32, exact
+    for (int f = 0; f < 4; ++f) b[f] = hh[f] * 65536u + mid[f] * 256u + ll[f];  // rounding already in; mod 2^32, exact
     w[j] = pack_top_bytes(b[0], b[1], b[2], b[3]);
   }
   quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
@@ -583,8 +645,67 @@ __device__ __forceinline__ void horizontal_task_narrow(const unsigned char* plan
   result[0][1] = __byte_perm(w[2], w[3], 0x5410);
   result[1][0] = __byte_perm(w[0], w[1], 0x7632);
   result[1][1] = __byte_perm(w[2], w[3], 0x7632);
-  store_outputs(result, l, out, out_pitch, y_first, x_first + 32 * unit, height, row_bytes);
+  store_outputs(result, l, target, unit);
 }
+
+// Hides a value's origin from the compiler, so that a pointer carried from step to step stays
+// in its register instead of being worked out again from the kernel's parameters every step.
+template <typename T>
+__device__ __forceinline__ void opaque(T*& p) {
+  asm volatile("" : "+l"(p));
+}
+
+// One warp's walk across its tile: what every step needs, and the step itself.
+struct Walk {
+  const unsigned char* __restrict__ in;
+  int in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane;
+  Lane l;
+  StageSource source;
+  const unsigned char* ahead_src;  // source.lane_src + 32 (the step being staged)
+  unsigned char* stages;
+  unsigned char* plane_lo;
+  unsigned char* plane_hi;
+  WeightsY weights;
+  TapSource taps;
+  NarrowTaps narrow;
+  OutputTarget target;
+
+  // Stages the input of step `ahead` (or commits an empty group, which keeps the count).
+  __device__ __forceinline__ void stage(int ahead) {
+    if (ahead < column_tasks) {
+      stage_step(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
+                 stages + (ahead & (kStages - 1)) * kStageBytes, lane);
+    } else {
+      cp_async_commit();
+    }
+    ahead_src += 32;
+    opaque(ahead_src);
+  }
+
+  // Stages the input kStages - 1 steps ahead, multiplies this step's vertical product into the
+  // planes, then the horizontal product of the unit whose window it completes. kOdd is the
+  // step's parity: the kernel runs steps in pairs, so the narrow product's slots are constants.
+  template <int kOdd>
+  __device__ __forceinline__ void step(int task) {
+    stage(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
+    cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
+    __syncwarp();
+    const TaskWords tw = read_step(stages + (task & (kStages - 1)) * kStageBytes, l);
+    const int slot = 32 * (kRing == 2 ? kOdd : task % kRing);
+    vertical_task(tw, weights, l, plane_lo + slot, plane_hi + slot, kNarrow && slot == 0);
+    __syncwarp();
+    const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
+    if (unit >= 0) {
+      if (kNarrow) {
+        horizontal_task_narrow<(kOdd + 1) % 2>(plane_lo, plane_hi, narrow, unit, l, target);  // kChunksX == 2
+      } else {
+        horizontal_task(plane_lo, plane_hi, taps, unit, l, lane, target);
+      }
+      target.lane_out += 32;
+      opaque(target.lane_out);
+    }
+  }
+};
 
 }  // namespace gb
 
@@ -613,40 +734,24 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   unsigned char* stages = shared + kTapBytes + kWeightBytes + warp * kWarpShared;
   unsigned char* plane_lo = stages + kStages * kStageBytes;
   unsigned char* plane_hi = plane_lo + kPlaneBytes;
+  if (kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows
+#pragma unroll
+    for (int s = 0; s < kStages; ++s) {
+      *reinterpret_cast<unsigned*>(stages + s * kStageBytes + stage_row(kRoundRow) + 4 * lane) = 0x01010101u;
+    }
+  }
   const int y_top = y_first - kRadiusY;
   const int xv0 = x0 - kPad;  // image byte column of intermediate column 0
 
-  const StageSource source = stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane);
+  Walk walk{in, in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane, l,
+            stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, plane_lo, plane_hi,
+            weights, taps, narrow, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
+  walk.ahead_src = walk.source.lane_src;
 #pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) {
-    if (s < column_tasks) {
-      stage_step(in, in_pitch, width, height, row_bytes, source, xv0 + 32 * s, y_top, s, stages + s * kStageBytes, lane);
-    } else {
-      cp_async_commit();
-    }
-  }
+  for (int s = 0; s < kStages - 1; ++s) walk.stage(s);
 #pragma unroll 1
-  for (int task = 0; task < column_tasks; ++task) {
-    const int ahead = task + kStages - 1;  // its slot was read one step ago, before the last __syncwarp
-    if (ahead < column_tasks) {
-      stage_step(in, in_pitch, width, height, row_bytes, source, xv0 + 32 * ahead, y_top, ahead,
-                 stages + (ahead & (kStages - 1)) * kStageBytes, lane);
-    } else {
-      cp_async_commit();  // an empty group keeps the count: this step's copies are kStages - 1 back
-    }
-    cp_async_wait<kStages - 1>();
-    __syncwarp();
-    const TaskWords tw = read_step(stages + (task & (kStages - 1)) * kStageBytes, l);
-    const int slot = 32 * (task % kRing);
-    vertical_task(tw, weights, l, plane_lo + slot, plane_hi + slot, kNarrow && slot == 0);
-    __syncwarp();
-    const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
-    if (unit >= 0) {
-      if (kNarrow) {
-        horizontal_task_narrow(plane_lo, plane_hi, narrow, unit, l, out, out_pitch, y_first, x0, height, row_bytes);
-      } else {
-        horizontal_task(plane_lo, plane_hi, taps, unit, l, lane, out, out_pitch, y_first, x0, height, row_bytes);
-      }
-    }
+  for (int task = 0; task < column_tasks; task += 2) {
+    walk.step<0>(task);
+    if (task + 1 < column_tasks) walk.step<1>(task + 1);
   }
 }
