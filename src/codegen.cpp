@@ -428,14 +428,15 @@ namespace {
 // least, a block's time counted in tensor-core products: each unit of output a horizontal
 // product (16 per window chunk), each vertical step (unit or halo) a vertical one (8 per
 // chunk), and one step of start-up. Measured on the H100 (bench/RESULTS.md): this wins below
-// 2 blocks per SM and loses above, where blocks finish at scattered times and the narrower
-// tiles' extra halo steps are pure cost; and it loses for large kernels at every size.
+// 4 blocks per SM (a warp's steps are a long chain of dependent instructions, which a few warps
+// per scheduler cannot hide) and loses above, where the narrower tiles' extra halo steps are
+// pure cost; and it loses for large kernels at every size.
 long long mma_tile_units(const KernelSchedule& s, long long row_units, long long rows, int sm_count) {
   const long long widest = s.tile_w / 32;
   const long long slots = static_cast<long long>(sm_count) * s.resident_per_sm;
   if (sm_count <= 0 || slots <= 0 || s.stages != 4) return widest;  // 4 stages: a small kernel
   const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
-  if (blocks(widest) > 2LL * sm_count) return widest;
+  if (blocks(widest) >= 4LL * sm_count) return widest;
   const long long horizontal = 16LL * s.chunks_x, vertical = 8LL * s.chunks_y;
   long long best = widest, best_cost = -1;
   for (long long units = widest; units >= 1; --units) {

@@ -145,12 +145,14 @@ TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs
   CHECK(wide.grid_x == launch_dims(big, 3840, 2160).grid_x);
   check_mma_columns(wide, 360, widest);
   CHECK(wide.dynamic_shared_bytes == static_cast<unsigned>(big.schedule.shared_bytes));
-  // Above 2 blocks per SM (8K 7x7 RGB, 4K gray) small kernels keep theirs too.
+  // From 4 blocks per SM up (8K and 4K 7x7 RGB) small kernels keep theirs too.
   const GeneratedKernel small = generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
                                                 SampleFormat::k8, 90);
   CHECK(launch_dims(small, 7680, 4320, 132).grid_x == launch_dims(small, 7680, 4320).grid_x);
-  CHECK(launch_dims(small, 1280, 2160, 132).grid_x == launch_dims(small, 1280, 2160).grid_x);
-  // Below (1080p 7x7 RGB: 12 x 17 = 204 blocks for 132 SMs), more blocks of fewer steps.
+  CHECK(launch_dims(small, 3840, 2160, 132).grid_x == launch_dims(small, 3840, 2160).grid_x);
+  // Below (the bytes of 4K gray: 8 x 34 = 272 blocks; 1080p 7x7 RGB: 12 x 17 = 204 blocks, for
+  // 132 SMs), more blocks of fewer steps.
+  CHECK(launch_dims(small, 1280, 2160, 132).grid_x > launch_dims(small, 1280, 2160).grid_x);
   const LaunchDims hd = launch_dims(small, 1920, 1080, 132);
   CHECK(hd.grid_x > launch_dims(small, 1920, 1080).grid_x);
   check_mma_columns(hd, 180, small.schedule.tile_w / 32);
