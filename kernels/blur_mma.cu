@@ -276,12 +276,28 @@ __device__ __forceinline__ WeightsY build_weights_y(unsigned char* table, Lane l
   return w;
 }
 
+// Shared memory by 32-bit address. The step's addresses are a lane constant plus an immediate,
+// worked out once (opaque keeps them in registers): through generic pointers the compiler
+// re-derived them, and the shared window's base, every step.
+__device__ __forceinline__ unsigned shared_address(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ unsigned lds32(unsigned address) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+  return v;
+}
+__device__ __forceinline__ void sts32(unsigned address, unsigned v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
+}
+__device__ __forceinline__ void opaque(unsigned& v) { asm volatile("" : "+r"(v)); }
+__device__ __forceinline__ void opaque(int& v) { asm volatile("" : "+r"(v)); }
+
 // With kPad an odd multiple of 16 every step's 32-byte row pieces straddle two 32-byte sectors,
 // and the next step reads the other half of each: through L1 (.ca) that half is a hit, not a
 // second L2 request (the L2's tag lookups were 84% busy). Aligned pieces skip L1 (.cg), which
 // measured faster for them.
-__device__ __forceinline__ void cp_async16(unsigned char* dst, const unsigned char* src) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+__device__ __forceinline__ void cp_async16(unsigned address, const unsigned char* src) {
   if (kPad % 32 != 0) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
   } else {
@@ -328,16 +344,19 @@ __device__ __forceinline__ StageSource stage_source(const unsigned char* __restr
 // go by cp.async; pieces crossing the left or right edge, and border rows, byte by byte.
 // `src` is source.lane_src + 32 step, carried by the caller (worked out afresh, it would cost a
 // dozen instructions a step).
+// `slot` is the slot's shared address (its generic pointer `slot_pointer` serves the byte copies)
+// and `lane_dst` the lane's piece in it, source.lane_dst + slot.
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
                                            const unsigned char* src, int xv, int y_top, int step,
-                                           unsigned char* slot, int lane) {
+                                           unsigned slot, unsigned lane_dst, unsigned char* slot_pointer,
+                                           int lane) {
   if (step >= source.first_inside && step < source.end_inside) {
 #pragma unroll
     for (int i = 0; i < (2 * kRowsNeeded + 31) / 32; ++i) {  // rows lane / 2 + 16 i
       if (32 * i + lane < 2 * kRowsNeeded) {
         // 16 rows further: 4 blocks, the same positions
-        cp_async16(slot + source.lane_dst + 512 * i, src + static_cast<ptrdiff_t>(16 * i) * pitch);
+        cp_async16(lane_dst + 512 * i, src + static_cast<ptrdiff_t>(16 * i) * pitch);
       }
     }
     cp_async_commit();
@@ -347,10 +366,11 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
   for (int q = lane; q < 2 * kRowsNeeded; q += 32) {
     const int k = q >> 1;
     const int xb = xv + 16 * (q & 1);
-    unsigned char* dst = slot + stage_row(k) + 16 * (q & 1);
+    const int at = stage_row(k) + 16 * (q & 1);
+    unsigned char* dst = slot_pointer + at;
     const int sy = border_index(y_top + k, height);
     if (sy >= 0 && xb >= 0 && xb + 16 <= row_bytes) {
-      cp_async16(dst, in + static_cast<size_t>(sy) * pitch + xb);
+      cp_async16(slot + at, in + static_cast<size_t>(sy) * pitch + xb);
     } else {
       for (int b = 0; b < 16; ++b) {
         int channel;
@@ -375,12 +395,22 @@ struct TaskWords {
 // fill the intermediate planes without bank conflicts (vertical_task).
 __device__ __forceinline__ int input_word(int n) { return (n >> 1) + 4 * (n & 1); }
 
-// Row 32c + 16h + 4t + e lies in block 8c + 4h + t at position (e + t) % 4 (stage_row).
-__device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l) {
-  const unsigned char* lane_block = slot + 128 * l.t + 4 * input_word(l.g);
-  int position[4];
+// Row 32c + 16h + 4t + e lies in block 8c + 4h + t at position (e + t) % 4 (stage_row): the
+// lane's word of row e in slot 0 is at read_lane[e], and the slot's others are immediates away.
+struct ReadLane {
+  unsigned at[4];
+};
+__device__ __forceinline__ ReadLane read_lane(unsigned stages, Lane l) {
+  ReadLane r;
 #pragma unroll
-  for (int e = 0; e < 4; ++e) position[e] = 32 * ((e + l.t) & 3);
+  for (int e = 0; e < 4; ++e) {
+    r.at[e] = stages + 128 * l.t + 4 * input_word(l.g) + 32 * ((e + l.t) & 3);
+    opaque(r.at[e]);
+  }
+  return r;
+}
+
+__device__ __forceinline__ TaskWords read_step(const ReadLane& r, unsigned slot_offset) {
   TaskWords tw;
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
@@ -388,9 +418,7 @@ __device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l
     for (int h = 0; h < 2; ++h) {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {  // a half wholly past the kernel's reach is zero
-        tw.w[c][h][e] = 32 * c + 16 * h < kSlotRows
-                            ? *reinterpret_cast<const unsigned*>(lane_block + 128 * (8 * c + 4 * h) + position[e])
-                            : 0u;
+        tw.w[c][h][e] = 32 * c + 16 * h < kSlotRows ? lds32(r.at[e] + slot_offset + 128 * (8 * c + 4 * h)) : 0u;
       }
     }
   }
@@ -400,8 +428,9 @@ __device__ __forceinline__ TaskWords read_step(const unsigned char* slot, Lane l
 // Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
 // The lane's results are rows g and g + 8, byte columns 4t .. 4t + 3 and 16 + 4t .. 19 + 4t of
 // the task; with `copy`, also 64 bytes further (the narrow product's third slot).
-__device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights, Lane l,
-                                              unsigned char* plane_lo, unsigned char* plane_hi, bool copy) {
+// store_lane: the shared address of the lane's word (row g, word t) in the low plane's slot 0.
+__device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights, unsigned store_lane,
+                                              int slot, bool copy) {
   unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
@@ -439,15 +468,15 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       hi[n] = __byte_perm(x, y, 0x7632);
     }
     // Lanes g = 0..7 are kPlaneStride = 16 x odd bytes apart, t = 0..3 one word: 32 banks.
-    const int offset = (l.g + 8 * half) * kPlaneStride + 4 * l.t;
-    const auto store = [&](int at) {
-      *reinterpret_cast<unsigned*>(plane_lo + at) = lo[0];
-      *reinterpret_cast<unsigned*>(plane_lo + at + 16) = lo[1];
-      *reinterpret_cast<unsigned*>(plane_hi + at) = hi[0];
-      *reinterpret_cast<unsigned*>(plane_hi + at + 16) = hi[1];
+    const unsigned at = store_lane + slot + 8 * half * kPlaneStride;
+    const auto store = [&](unsigned a) {
+      sts32(a, lo[0]);
+      sts32(a + 16, lo[1]);
+      sts32(a + kPlaneBytes, hi[0]);
+      sts32(a + kPlaneBytes + 16, hi[1]);
     };
-    store(offset);
-    if (copy) store(offset + 64);
+    store(at);
+    if (copy) store(at + 64);
   }
 }
 
@@ -604,23 +633,22 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
   }
 }
 
-__device__ __forceinline__ unsigned load32(const unsigned char* p) { return *reinterpret_cast<const unsigned*>(p); }
-
 // Unit u's window is intermediate columns 32u .. 32u + 63, in plane slots u % 2 and u % 2 + 1
 // (kOdd: u % 2, known where the caller is unrolled by 2). N-tile j's a2 and a3 are N-tile j + 2's
 // a0 and a1, so a lane loads 6 words of each row and plane, not 8.
+// load_lane: the shared address of the lane's first word (row g, window byte 4t) of a unit in
+// the low plane's slots 0 and 1.
 template <int kOdd>
-__device__ __forceinline__ void horizontal_task_narrow(const unsigned char* plane_lo, const unsigned char* plane_hi,
-                                                       const NarrowTaps& taps, int unit, Lane l,
-                                                       const OutputTarget& target) {
-  const int lane_offset = l.g * kPlaneStride + 32 * kOdd + kPad - kNarrowLead + 4 * l.t;
+__device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, int unit,
+                                                       Lane l, const OutputTarget& target) {
+  const unsigned lane_offset = load_lane + 32 * kOdd;
   unsigned lo[2][6], hi[2][6];  // [row g, g + 8][i]: window bytes 4t + 8i .. + 3
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
 #pragma unroll
     for (int i = 0; i < 6; ++i) {
-      lo[h][i] = load32(plane_lo + lane_offset + 8 * h * kPlaneStride + 8 * i);
-      hi[h][i] = load32(plane_hi + lane_offset + 8 * h * kPlaneStride + 8 * i);
+      lo[h][i] = lds32(lane_offset + 8 * h * kPlaneStride + 8 * i);
+      hi[h][i] = lds32(lane_offset + kPlaneBytes + 8 * h * kPlaneStride + 8 * i);
     }
   }
   unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
@@ -662,19 +690,38 @@ struct Walk {
   Lane l;
   StageSource source;
   const unsigned char* ahead_src;  // source.lane_src + 32 (the step being staged)
-  unsigned char* stages;
-  unsigned char* plane_lo;
-  unsigned char* plane_hi;
+  unsigned char* stages;           // the warp's slots, generic (byte copies, ldmatrix) ...
+  unsigned stages_shared;          // ... and shared
+  unsigned stage_lane;             // the lane's cp.async piece in slot 0 (shared)
+  ReadLane reads;                  // the lane's words of the vertical product in slot 0
+  unsigned store_lane, load_lane;  // the lane's intermediate words (vertical_task, horizontal_task_narrow)
   WeightsY weights;
   TapSource taps;
   NarrowTaps narrow;
   OutputTarget target;
 
+  __device__ __forceinline__ void start() {
+    stages_shared = shared_address(stages);
+    stage_lane = stages_shared + source.lane_dst;
+    opaque(stage_lane);
+    reads = read_lane(stages_shared, l);
+    const unsigned plane_lo = stages_shared + kStages * kStageBytes;
+    store_lane = plane_lo + l.g * kPlaneStride + 4 * l.t;
+    load_lane = plane_lo + l.g * kPlaneStride + kPad - kNarrowLead + 4 * l.t;
+    opaque(store_lane);
+    opaque(load_lane);
+    opaque(source.first_inside);
+    opaque(source.end_inside);
+    opaque(target.units_inside);
+    ahead_src = source.lane_src;
+  }
+
   // Stages the input of step `ahead` (or commits an empty group, which keeps the count).
   __device__ __forceinline__ void stage(int ahead) {
     if (ahead < column_tasks) {
+      const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
       stage_step(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
-                 stages + (ahead & (kStages - 1)) * kStageBytes, lane);
+                 stages_shared + slot, stage_lane + slot, stages + slot, lane);
     } else {
       cp_async_commit();
     }
@@ -690,16 +737,17 @@ struct Walk {
     stage(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
-    const TaskWords tw = read_step(stages + (task & (kStages - 1)) * kStageBytes, l);
+    const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
     const int slot = 32 * (kRing == 2 ? kOdd : task % kRing);
-    vertical_task(tw, weights, l, plane_lo + slot, plane_hi + slot, kNarrow && slot == 0);
+    vertical_task(tw, weights, store_lane, slot, kNarrow && slot == 0);
     __syncwarp();
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
-        horizontal_task_narrow<(kOdd + 1) % 2>(plane_lo, plane_hi, narrow, unit, l, target);  // kChunksX == 2
+        horizontal_task_narrow<(kOdd + 1) % 2>(load_lane, narrow, unit, l, target);  // kChunksX == 2
       } else {
-        horizontal_task(plane_lo, plane_hi, taps, unit, l, lane, target);
+        unsigned char* plane_lo = stages + kStages * kStageBytes;
+        horizontal_task(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
       }
       target.lane_out += 32;
       opaque(target.lane_out);
@@ -732,8 +780,6 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   __syncthreads();
   if (y_first >= height) return;
   unsigned char* stages = shared + kTapBytes + kWeightBytes + warp * kWarpShared;
-  unsigned char* plane_lo = stages + kStages * kStageBytes;
-  unsigned char* plane_hi = plane_lo + kPlaneBytes;
   if (kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
@@ -744,9 +790,9 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int xv0 = x0 - kPad;  // image byte column of intermediate column 0
 
   Walk walk{in, in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane, l,
-            stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, plane_lo, plane_hi,
+            stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, {}, 0, 0,
             weights, taps, narrow, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
-  walk.ahead_src = walk.source.lane_src;
+  walk.start();
 #pragma unroll
   for (int s = 0; s < kStages - 1; ++s) walk.stage(s);
 #pragma unroll 1
