@@ -21,7 +21,7 @@
 // the horizontal product reads it with ldmatrix and writes 8 consecutive output bytes per lane
 // and row. Warps share nothing but the block's read-only tap table, so no block-wide barrier is
 // needed after it is built. Staged rows and the planes are laid out so that no shared-memory
-// access of a step has a bank conflict (stage_row, input_word, kPlaneStride).
+// access of a step has a bank conflict (stage_offset, kPlaneStride).
 //
 // A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
 // (horizontal_task_narrow): each 8-output N-tile needs one k32 chunk of the window, not two, and
@@ -59,7 +59,7 @@ constexpr int kHaloX = kRadiusX * kChannels;
 constexpr int kStages = GB_STAGES;                       // input ring: steps in flight
 constexpr int kSlotRows = (kRowsNeeded + 15) / 16 * 16;  // the 16-row halves a fragment reads (rows
                                                          // past kRowsNeeded: never written, weight 0)
-constexpr int kStageBytes = 32 * kSlotRows;              // 32 bytes per staged row, see stage_row
+constexpr int kStageBytes = 32 * kSlotRows;              // 32 bytes per staged row, see stage_offset
 // Kernels whose horizontal halo is at most kNarrowLead bytes (7 x 7 up to RGBA) take the narrow
 // horizontal product (horizontal_task_narrow): one window chunk per N-tile instead of two.
 constexpr int kNarrowLead = 12;
@@ -209,14 +209,14 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned cha
                : "memory");
 }
 
-// 4 words of 4 rows (bytes = 4 columns) -> 4 words of 4 columns (bytes = 4 rows).
-__device__ __forceinline__ void transpose4(unsigned (&w)[4]) {
-  const unsigned lo01 = __byte_perm(w[0], w[1], 0x5140), hi01 = __byte_perm(w[0], w[1], 0x7362);
-  const unsigned lo23 = __byte_perm(w[2], w[3], 0x5140), hi23 = __byte_perm(w[2], w[3], 0x7362);
-  w[0] = __byte_perm(lo01, lo23, 0x5410);
-  w[1] = __byte_perm(lo01, lo23, 0x7632);
-  w[2] = __byte_perm(hi01, hi23, 0x5410);
-  w[3] = __byte_perm(hi01, hi23, 0x7632);
+// Four 8 x 8 matrices of 16-bit elements, transposed: lane (g, t) gets, of each, the element
+// pair of rows 2t and 2t + 1 in column g. `address` is a shared address (lane 8m + j: row j of
+// matrix m).
+__device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&r)[4], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(address)
+               : "memory");
 }
 
 struct Lane {
@@ -310,11 +310,14 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
 }
 
-// Byte offset of staged row r in a slot. Rows go in blocks of 4 (128 bytes: all 32 banks), and
-// within its block row r sits at position (r + r / 4) % 4. The 4 rows one quarter-warp's
-// cp.async writes (4q .. 4q + 3) and the 4 rows that lanes t = 0..3 read together (4t + e for one
-// e, read_step) then lie in 4 distinct 8-bank groups: neither access has a bank conflict.
-__host__ __device__ constexpr int stage_row(int r) { return 128 * (r >> 2) + 32 * ((r + (r >> 2)) & 3); }
+// Byte offset of half h (bytes 16h .. 16h + 15) of staged row r in a slot. Rows go in blocks of
+// 4 (128 bytes: all 32 banks, as eight 16-byte groups). In block b, row 4b + j sits at position
+// j, or (j + 2) % 4 for odd b, with its halves swapped for b % 4 >= 2. A quarter-warp's cp.async
+// fills one block; read_step's ldmatrix reads rows {4t, 4t + 1} (t = 0..3) of 16, or rows
+// {4t + 2, 4t + 3}, of one half, and each set lies on 8 distinct groups: no bank conflicts.
+__host__ __device__ constexpr int stage_offset(int r, int h) {
+  return 128 * (r >> 2) + 32 * (((r >> 2) & 1) ? ((r & 3) + 2) & 3 : r & 3) + 16 * (h ^ ((r >> 3) & 1));
+}
 
 // Where a warp's input rows come from: the rows y_top .. y_top + kRowsNeeded - 1 lie inside the
 // image for most warps, and then, for the steps whose 32 columns lie inside too (first_inside ..
@@ -332,7 +335,7 @@ __device__ __forceinline__ StageSource stage_source(const unsigned char* __restr
   StageSource s;
   const bool rows_inside = y_top >= 0 && y_top + kRowsNeeded <= height;
   s.lane_src = in + static_cast<ptrdiff_t>(rows_inside ? y_top + (lane >> 1) : 0) * pitch + xv0 + 16 * (lane & 1);
-  s.lane_dst = stage_row(lane >> 1) + 16 * (lane & 1);
+  s.lane_dst = stage_offset(lane >> 1, lane & 1);
   // step s is inside when xv0 + 32 s >= 0 and xv0 + 32 s + 32 <= row_bytes
   s.first_inside = xv0 >= 0 ? 0 : (31 - xv0) >> 5;
   s.end_inside = rows_inside && row_bytes - 32 - xv0 >= 0 ? ((row_bytes - 32 - xv0) >> 5) + 1 : 0;
@@ -366,7 +369,7 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
   for (int q = lane; q < 2 * kRowsNeeded; q += 32) {
     const int k = q >> 1;
     const int xb = xv + 16 * (q & 1);
-    const int at = stage_row(k) + 16 * (q & 1);
+    const int at = stage_offset(k, q & 1);
     unsigned char* dst = slot_pointer + at;
     const int sy = border_index(y_top + k, height);
     if (sy >= 0 && xb >= 0 && xb + 16 <= row_bytes) {
@@ -383,42 +386,41 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
   cp_async_commit();
 }
 
-// The words one lane feeds the vertical product: input rows 32c + 16h + 4t + e of the step
-// (e = 0..3), byte columns 4w .. 4w + 3 with w = input_word(g); rows past the kernel's reach are
-// zero (their taps are 0).
+// The B words one lane feeds the vertical product: w[c][h][i] for N-tile i holds input rows
+// 32c + 16h + 4t + e of the step (byte e), byte column 16 (i / 2) + 2g + i % 2. Rows past the
+// kernel's reach are zero (their taps are 0).
 struct TaskWords {
   unsigned w[kChunksY][2][4];
 };
 
-// The 32-bit word of a staged row that B column n of the vertical product takes. In this order
-// a lane's results (columns 2t and 2t + 1) are words t and t + 4 of a row: 4-byte stores that
-// fill the intermediate planes without bank conflicts (vertical_task).
-__device__ __forceinline__ int input_word(int n) { return (n >> 1) + 4 * (n & 1); }
-
-// Row 32c + 16h + 4t + e lies in block 8c + 4h + t at position (e + t) % 4 (stage_row): the
-// lane's word of row e in slot 0 is at read_lane[e], and the slot's others are immediates away.
-struct ReadLane {
-  unsigned at[4];
-};
-__device__ __forceinline__ ReadLane read_lane(unsigned stages, Lane l) {
-  ReadLane r;
-#pragma unroll
-  for (int e = 0; e < 4; ++e) {
-    r.at[e] = stages + 128 * l.t + 4 * input_word(l.g) + 32 * ((e + l.t) & 3);
-    opaque(r.at[e]);
-  }
-  return r;
+// The lane's ldmatrix row in slot 0: matrix m = lane / 8 is rows {4t, 4t + 1} (m even) or
+// {4t + 2, 4t + 3} (m odd) of the first 16, half m / 2; its row j is row 4 (j / 2) + j % 2 (+ 2).
+// The other halves of 16 rows are 512 bytes on (stage_offset), the other slots kStageBytes.
+__device__ __forceinline__ unsigned read_lane(unsigned stages, int lane) {
+  const int m = lane >> 3, j = lane & 7;
+  unsigned at = stages + stage_offset(4 * (j >> 1) + (j & 1) + 2 * (m & 1), m >> 1);
+  opaque(at);
+  return at;
 }
 
-__device__ __forceinline__ TaskWords read_step(const ReadLane& r, unsigned slot_offset) {
+// Each ldmatrix gives the lane rows 4t, 4t + 1 (r[0], half 0; r[2], half 1) and 4t + 2, 4t + 3
+// (r[1], r[3]) in bytes 2g and 2g + 1: one byte permute makes a B word of 4 rows.
+__device__ __forceinline__ TaskWords read_step(unsigned lane_at, unsigned slot_offset) {
   TaskWords tw;
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
+      if (32 * c + 16 * h < kSlotRows) {
+        unsigned r[4];
+        ldmatrix_x4_trans(r, lane_at + slot_offset + 512 * (2 * c + h));
+        tw.w[c][h][0] = __byte_perm(r[0], r[1], 0x6420);
+        tw.w[c][h][1] = __byte_perm(r[0], r[1], 0x7531);
+        tw.w[c][h][2] = __byte_perm(r[2], r[3], 0x6420);
+        tw.w[c][h][3] = __byte_perm(r[2], r[3], 0x7531);
+      } else {  // a half wholly past the kernel's reach
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {  // a half wholly past the kernel's reach is zero
-        tw.w[c][h][e] = 32 * c + 16 * h < kSlotRows ? lds32(r.at[e] + slot_offset + 128 * (8 * c + 4 * h)) : 0u;
+        for (int i = 0; i < 4; ++i) tw.w[c][h][i] = 0u;
       }
     }
   }
@@ -434,8 +436,6 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
   unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
-    transpose4(tw.w[c][0]);
-    transpose4(tw.w[c][1]);
     unsigned w_lo[4], w_hi[4];
     weights.get(c, 0, w_lo);
     weights.get(c, 1, w_hi);
@@ -451,17 +451,19 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       }
     }
   }
-  // Fragment f: row g (f < 2) or g + 8, B column 2t + (f & 1), which is input word t + 4 (f & 1):
-  // byte column 4t + 16 (f & 1) + i of the task.
+  // N-tile i, fragment f: row g (f < 2) or g + 8, B column 2t + (f & 1), which is byte column
+  // 16 (i / 2) + 4t + 2 (f & 1) + i % 2 of the task: word n of the lane's row is N-tiles 2n, 2n + 1.
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     unsigned lo[2], hi[2];
 #pragma unroll
     for (int n = 0; n < 2; ++n) {
-      const int f = 2 * half + n;
-      unsigned a[4];
+      unsigned a[4];  // byte k of word n: N-tile 2n + k % 2, fragment 2 half + k / 2
 #pragma unroll
-      for (int i = 0; i < 4; ++i) a[i] = acc_hi[i][f] * 256u + acc_lo[i][f];  // rounding already in; < 2^24
+      for (int k = 0; k < 4; ++k) {
+        const int i = 2 * n + (k & 1), f = 2 * half + (k >> 1);
+        a[k] = acc_hi[i][f] * 256u + acc_lo[i][f];  // rounding already in; < 2^24
+      }
       const unsigned x = __byte_perm(a[0], a[1], 0x6251);  // m's low and high bytes: bytes 1, 2
       const unsigned y = __byte_perm(a[2], a[3], 0x6251);
       lo[n] = __byte_perm(x, y, 0x5410);
@@ -693,7 +695,7 @@ struct Walk {
   unsigned char* stages;           // the warp's slots, generic (byte copies, ldmatrix) ...
   unsigned stages_shared;          // ... and shared
   unsigned stage_lane;             // the lane's cp.async piece in slot 0 (shared)
-  ReadLane reads;                  // the lane's words of the vertical product in slot 0
+  unsigned reads;                  // the lane's ldmatrix row of the vertical product in slot 0
   unsigned store_lane, load_lane;  // the lane's intermediate words (vertical_task, horizontal_task_narrow)
   WeightsY weights;
   TapSource taps;
@@ -704,7 +706,7 @@ struct Walk {
     stages_shared = shared_address(stages);
     stage_lane = stages_shared + source.lane_dst;
     opaque(stage_lane);
-    reads = read_lane(stages_shared, l);
+    reads = read_lane(stages_shared, lane);
     const unsigned plane_lo = stages_shared + kStages * kStageBytes;
     store_lane = plane_lo + l.g * kPlaneStride + 4 * l.t;
     load_lane = plane_lo + l.g * kPlaneStride + kPad - kNarrowLead + 4 * l.t;
@@ -783,14 +785,15 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   if (kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
-      *reinterpret_cast<unsigned*>(stages + s * kStageBytes + stage_row(kRoundRow) + 4 * lane) = 0x01010101u;
+      *reinterpret_cast<unsigned*>(stages + s * kStageBytes + stage_offset(kRoundRow, lane >> 2) + 4 * (lane & 3)) =
+          0x01010101u;
     }
   }
   const int y_top = y_first - kRadiusY;
   const int xv0 = x0 - kPad;  // image byte column of intermediate column 0
 
   Walk walk{in, in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane, l,
-            stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, {}, 0, 0,
+            stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, 0, 0, 0,
             weights, taps, narrow, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
   walk.start();
 #pragma unroll
