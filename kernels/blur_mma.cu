@@ -349,12 +349,14 @@ __device__ __forceinline__ StageSource stage_source(const unsigned char* __restr
 // dozen instructions a step).
 // `slot` is the slot's shared address (its generic pointer `slot_pointer` serves the byte copies)
 // and `lane_dst` the lane's piece in it, source.lane_dst + slot.
+// kInside: the caller knows every step of the walk is inside (Walk::run).
+template <bool kInside>
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
                                            const unsigned char* src, int xv, int y_top, int step,
                                            unsigned slot, unsigned lane_dst, unsigned char* slot_pointer,
                                            int lane) {
-  if (step >= source.first_inside && step < source.end_inside) {
+  if (kInside || (step >= source.first_inside && step < source.end_inside)) {
 #pragma unroll
     for (int i = 0; i < (2 * kRowsNeeded + 31) / 32; ++i) {  // rows lane / 2 + 16 i
       if (32 * i + lane < 2 * kRowsNeeded) {
@@ -506,10 +508,12 @@ __device__ __forceinline__ void store_global8(unsigned char* p, unsigned w0, uns
   asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(__cvta_generic_to_global(p)), "r"(w0), "r"(w1) : "memory");
 }
 
-// Writes the lane's outputs of a unit: rows g and g + 8, bytes 8t .. 8t + 7.
+// Writes the lane's outputs of a unit: rows g and g + 8, bytes 8t .. 8t + 7. kInside: the caller
+// knows every unit of the walk is inside.
+template <bool kInside>
 __device__ __forceinline__ void store_outputs(const unsigned (&result)[2][2], Lane l, const OutputTarget& o,
                                               int unit) {
-  if (unit < o.units_inside) {
+  if (kInside || unit < o.units_inside) {
     store_global8(o.lane_out, result[0][0], result[0][1]);
     store_global8(o.lane_out + 8 * static_cast<ptrdiff_t>(o.pitch), result[1][0], result[1][1]);
     return;
@@ -541,6 +545,7 @@ __device__ __forceinline__ unsigned pack_top_bytes(unsigned b0, unsigned b1, uns
 // otherwise in one, each window chunk loaded once.
 constexpr int kPasses = GB_MIN_BLOCKS >= 4 ? 2 : 1;
 constexpr int kTilesPerPass = 4 / kPasses;
+template <bool kInside>
 __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, const unsigned char* plane_hi,
                                                 const TapSource& taps, int unit, Lane l, int lane,
                                                 const OutputTarget& target) {
@@ -589,7 +594,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo, c
       }
     }
   }
-  store_outputs(result, l, target, unit);
+  store_outputs<kInside>(result, l, target, unit);
 }
 
 // The narrow horizontal product (kNarrow). N-tile j holds outputs 8j .. 8j + 7 of the unit,
@@ -640,7 +645,7 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
 // a0 and a1, so a lane loads 6 words of each row and plane, not 8.
 // load_lane: the shared address of the lane's first word (row g, window byte 4t) of a unit in
 // the low plane's slots 0 and 1.
-template <int kOdd>
+template <int kOdd, bool kInside>
 __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, int unit,
                                                        Lane l, const OutputTarget& target) {
   const unsigned lane_offset = load_lane + 32 * kOdd;
@@ -675,7 +680,7 @@ __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const
   result[0][1] = __byte_perm(w[2], w[3], 0x5410);
   result[1][0] = __byte_perm(w[0], w[1], 0x7632);
   result[1][1] = __byte_perm(w[2], w[3], 0x7632);
-  store_outputs(result, l, target, unit);
+  store_outputs<kInside>(result, l, target, unit);
 }
 
 // Hides a value's origin from the compiler, so that a pointer carried from step to step stays
@@ -718,11 +723,18 @@ struct Walk {
     ahead_src = source.lane_src;
   }
 
+  // Every step's rows and columns inside the image, and every unit's outputs: the walk then
+  // runs without the border checks (run<true>).
+  __device__ __forceinline__ bool inside(int tile_units) const {
+    return source.first_inside == 0 && source.end_inside >= column_tasks && target.units_inside >= tile_units;
+  }
+
   // Stages the input of step `ahead` (or commits an empty group, which keeps the count).
+  template <bool kInside>
   __device__ __forceinline__ void stage(int ahead) {
     if (ahead < column_tasks) {
       const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
-      stage_step(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
+      stage_step<kInside>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
                  stages_shared + slot, stage_lane + slot, stages + slot, lane);
     } else {
       cp_async_commit();
@@ -734,9 +746,9 @@ struct Walk {
   // Stages the input kStages - 1 steps ahead, multiplies this step's vertical product into the
   // planes, then the horizontal product of the unit whose window it completes. kOdd is the
   // step's parity: the kernel runs steps in pairs, so the narrow product's slots are constants.
-  template <int kOdd>
+  template <int kOdd, bool kInside>
   __device__ __forceinline__ void step(int task) {
-    stage(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
+    stage<kInside>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
     const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
@@ -746,13 +758,24 @@ struct Walk {
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
-        horizontal_task_narrow<(kOdd + 1) % 2>(load_lane, narrow, unit, l, target);  // kChunksX == 2
+        horizontal_task_narrow<(kOdd + 1) % 2, kInside>(load_lane, narrow, unit, l, target);  // kChunksX == 2
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
-        horizontal_task(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
+        horizontal_task<kInside>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
       }
       target.lane_out += 32;
       opaque(target.lane_out);
+    }
+  }
+
+  template <bool kInside>
+  __device__ __forceinline__ void run() {
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) stage<kInside>(s);
+#pragma unroll 1
+    for (int task = 0; task < column_tasks; task += 2) {
+      step<0, kInside>(task);
+      if (task + 1 < column_tasks) step<1, kInside>(task + 1);
     }
   }
 };
@@ -796,11 +819,9 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
             stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, 0, 0, 0,
             weights, taps, narrow, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
   walk.start();
-#pragma unroll
-  for (int s = 0; s < kStages - 1; ++s) walk.stage(s);
-#pragma unroll 1
-  for (int task = 0; task < column_tasks; task += 2) {
-    walk.step<0>(task);
-    if (task + 1 < column_tasks) walk.step<1>(task + 1);
+  if (walk.inside(tile_units)) {  // most warps: a walk without border checks
+    walk.run<true>();
+  } else {
+    walk.run<false>();
   }
 }
