@@ -27,7 +27,7 @@
 // A step is about 235 instructions (8K RGB 7 x 7 on the H100), so the kernel is held by issue and
 // latency more than by memory; what keeps it small: the rounding comes from a constant staged
 // row (kRoundInRow), shared memory is addressed by lane constants worked out once (opaque), the
-// copies' and the outputs' pointers are carried from step to step, steps run in pairs so ring
+// copies' and the outputs' pointers are carried from step to step, steps run in threes so ring
 // slots are constants, and walks wholly inside the image skip the border checks (Walk::run).
 //
 // A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
@@ -68,13 +68,15 @@ constexpr int kSlotRows = (kRowsNeeded + 15) / 16 * 16;  // the 16-row halves a 
                                                          // past kRowsNeeded: never written, weight 0)
 constexpr int kStageBytes = 32 * kSlotRows;              // 32 bytes per staged row, see stage_offset
 // Kernels whose horizontal halo is at most kNarrowLead bytes (7 x 7 up to RGBA) take the narrow
-// horizontal product (horizontal_task_narrow): one window chunk per N-tile instead of two.
+// horizontal product (horizontal_task_narrow): one window chunk per N-tile instead of two. codegen
+// gives them a pad of 32, so that every staged piece is a whole 32-byte sector (half the copy
+// requests and their shared-memory wavefronts of a pad of 16); a unit's window then spans 3 chunks.
 constexpr int kNarrowLead = 12;
-constexpr bool kNarrow = kHaloX <= kNarrowLead && kPad == 16;
+constexpr bool kNarrow = kHaloX <= kNarrowLead && kPad == 32;
 constexpr int kRing = kChunksX;                          // intermediate chunks: one window
-// The narrow product reads a window as one run of columns, so it keeps a third slot, a copy of
-// slot 0: unit u's window is then slots u % 2 and u % 2 + 1 in order.
-constexpr int kPlaneSlots = kRing + (kNarrow ? 1 : 0);
+// The narrow product reads a window as one run of columns, so slots 3 and 4 keep copies of
+// slots 0 and 1: unit u's window is slots u % 3 .. u % 3 + 2 in order.
+constexpr int kPlaneSlots = kRing + (kNarrow ? 2 : 0);
 constexpr int kPlaneStride = 32 * kPlaneSlots + 16;      // 16 x odd bytes: ldmatrix rows on distinct banks
 constexpr int kPlaneBytes = 16 * kPlaneStride;
 constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
@@ -438,10 +440,10 @@ __device__ __forceinline__ TaskWords read_step(unsigned lane_at, unsigned slot_o
 
 // Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
 // The lane's results are rows g and g + 8, byte columns 4t .. 4t + 3 and 16 + 4t .. 19 + 4t of
-// the task; with `copy`, also 64 bytes further (the narrow product's third slot).
+// the task; also at byte `copy_slot` of the planes where it is not negative (the narrow ring's copies).
 // store_lane: the shared address of the lane's word (row g, word t) in the low plane's slot 0.
 __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights, unsigned store_lane,
-                                              int slot, bool copy) {
+                                              int slot, int copy_slot) {
   unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
@@ -487,7 +489,7 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       sts32(a + kPlaneBytes + 16, hi[1]);
     };
     store(at);
-    if (copy) store(at + 64);
+    if (copy_slot >= 0) store(at - slot + copy_slot);
   }
 }
 
@@ -647,15 +649,15 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
   }
 }
 
-// Unit u's window is intermediate columns 32u .. 32u + 63, in plane slots u % 2 and u % 2 + 1
-// (kOdd: u % 2, known where the caller is unrolled by 2). N-tile j's a2 and a3 are N-tile j + 2's
-// a0 and a1, so a lane loads 6 words of each row and plane, not 8.
-// load_lane: the shared address of the lane's first word (row g, window byte 4t) of a unit in
-// the low plane's slots 0 and 1.
-template <int kOdd, bool kInside>
+// Unit u's outputs are intermediate columns 32u + 32 .. 32u + 63 (kPad = 32), its window 32u + 20
+// .. 32u + 75, in plane slots u % 3 .. u % 3 + 2 (kSlot: u % 3, known where the caller runs steps
+// in threes). N-tile j's a2 and a3 are N-tile j + 2's a0 and a1, so a lane loads 6 words of each
+// row and plane, not 8. load_lane: the shared address of the lane's first word (row g, window
+// byte 4t) of a unit whose window starts in the low plane's slot 0.
+template <int kSlot, bool kInside>
 __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, int unit,
                                                        Lane l, const OutputTarget& target) {
-  const unsigned lane_offset = load_lane + 32 * kOdd;
+  const unsigned lane_offset = load_lane + 32 * kSlot;
   unsigned lo[2][6], hi[2][6];  // [row g, g + 8][i]: window bytes 4t + 8i .. + 3
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -751,21 +753,21 @@ struct Walk {
   }
 
   // Stages the input kStages - 1 steps ahead, multiplies this step's vertical product into the
-  // planes, then the horizontal product of the unit whose window it completes. kOdd is the
-  // step's parity: the kernel runs steps in pairs, so the narrow product's slots are constants.
-  template <int kOdd, bool kInside>
+  // planes, then the horizontal product of the unit whose window it completes. kPhase is
+  // task % 3: the kernel runs steps in threes, so the narrow product's slots are constants.
+  template <int kPhase, bool kInside>
   __device__ __forceinline__ void step(int task) {
     stage<kInside>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
     const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
-    const int slot = 32 * (kRing == 2 ? kOdd : task % kRing);
-    vertical_task(tw, weights, store_lane, slot, kNarrow && slot == 0);
+    const int slot = 32 * (kNarrow ? kPhase : task % kRing);
+    vertical_task(tw, weights, store_lane, slot, kNarrow && kPhase < 2 ? slot + 96 : -1);
     __syncwarp();
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
-        horizontal_task_narrow<(kOdd + 1) % 2, kInside>(load_lane, narrow, unit, l, target);  // kChunksX == 2
+        horizontal_task_narrow<(kPhase + 1) % 3, kInside>(load_lane, narrow, unit, l, target);  // unit = task - 2
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
         horizontal_task<kInside>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
@@ -780,9 +782,10 @@ struct Walk {
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) stage<kInside>(s);
 #pragma unroll 1
-    for (int task = 0; task < column_tasks; task += 2) {
+    for (int task = 0; task < column_tasks; task += 3) {
       step<0, kInside>(task);
       if (task + 1 < column_tasks) step<1, kInside>(task + 1);
+      if (task + 2 < column_tasks) step<2, kInside>(task + 2);
     }
   }
 };

@@ -110,8 +110,8 @@ constexpr int kSharedPerBlockReserved = 1024;  // the system's share of each res
 
 // blur_mma.cu's shared memory, as its constants compute it (the kernel static_asserts equality):
 // per warp a ring of `stages` input slots (32-byte rows; the step's 16 + 2r rows rounded up to
-// 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16), with one more chunk for
-// the narrow horizontal product (a horizontal halo of at most 12 bytes); per block the
+// 16) and two byte planes of 16 rows x (32 bytes per window chunk + 16), with two more chunks for
+// the narrow horizontal product (a horizontal halo of at most 12 bytes, pad 32); per block the
 // horizontal taps, as fragments (2 KiB per chunk) up to 5 chunks, else as the window table
 // (2 x 4 bytes per window column), none for the narrow product, and past 4 vertical chunks the
 // vertical weights (1 KiB each).
@@ -125,8 +125,8 @@ constexpr int kMmaNarrowLead = 12;  // blur_mma.cu's kNarrowLead
 MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
   const int chunks_x = 1 + pad / 16;
-  const bool narrow = spec.x.radius() * spec.channels <= kMmaNarrowLead && pad == 16;
-  const int plane_slots = chunks_x + (narrow ? 1 : 0);
+  const bool narrow = spec.x.radius() * spec.channels <= kMmaNarrowLead && pad == 32;
+  const int plane_slots = chunks_x + (narrow ? 2 : 0);
   const int warp_bytes = stages * 32 * slot_rows + 2 * 16 * (32 * plane_slots + 16);
   const int window_columns = 63 + 2 * pad;
   const int tap_bytes = narrow ? 0 : chunks_x <= 5 ? chunks_x * 2048 : (8 * window_columns + 15) / 16 * 16;
@@ -135,8 +135,13 @@ MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   return {chunks_x, chunks_y, warp_bytes, tap_bytes + weight_bytes};
 }
 
+// Intermediate columns each side of a tile: the halo rounded up to 16. The narrow horizontal
+// product's (halo up to 12 bytes) is 32, so that the staged pieces (tile start - pad + 32 s) are
+// whole 32-byte sectors: a pad of 16 made every piece half of two (bench/RESULTS.md).
 int mma_pad(const BlurSpec& spec) {
-  return std::max(16, (spec.x.radius() * spec.channels + 15) / 16 * 16);
+  const int halo = spec.x.radius() * spec.channels;
+  if (halo <= kMmaNarrowLead) return 32;
+  return std::max(16, (halo + 15) / 16 * 16);
 }
 
 // Small kernels (a step of at most 2 x 3 chunks): the measured schedule, 4 warps, 4 stages,
@@ -165,6 +170,7 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   s.dynamic_shared = true;
   s.chunks_x = shape.chunks_x;
   s.chunks_y = shape.chunks_y;
+  s.narrow = spec.x.radius() * spec.channels <= kMmaNarrowLead && s.halo == 32;
   if (small) {
     s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
     // A register budget of 128 (4 blocks; 5 stay resident where the kernel needs fewer): at 80
@@ -426,7 +432,7 @@ namespace {
 // tiles too few blocks to fill the SMs (1080p gray: 68 blocks for 132 SMs), each a long
 // chain of steps: narrower tiles spread it out. Pick the width whose waves x block time is
 // least, a block's time counted in tensor-core products: each unit of output a horizontal
-// product (16 per window chunk), each vertical step (unit or halo) a vertical one (8 per
+// product (16 per window chunk; 16 for the narrow one), each vertical step (unit or halo) a vertical one (8 per
 // chunk), and one step of start-up. Measured on the H100 (bench/RESULTS.md): this wins below
 // 4 blocks per SM (a warp's steps are a long chain of dependent instructions, which a few warps
 // per scheduler cannot hide) and loses above, where the narrower tiles' extra halo steps are
@@ -437,7 +443,7 @@ long long mma_tile_units(const KernelSchedule& s, long long row_units, long long
   if (sm_count <= 0 || slots <= 0 || s.stages != 4) return widest;  // 4 stages: a small kernel
   const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
   if (blocks(widest) >= 4LL * sm_count) return widest;
-  const long long horizontal = 16LL * s.chunks_x, vertical = 8LL * s.chunks_y;
+  const long long horizontal = 16LL * (s.narrow ? 1 : s.chunks_x), vertical = 8LL * s.chunks_y;
   long long best = widest, best_cost = -1;
   for (long long units = widest; units >= 1; --units) {
     const long long waves = (blocks(units) + slots - 1) / slots;

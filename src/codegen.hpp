@@ -51,6 +51,7 @@ struct KernelSchedule {
   int stages = 0;      // kMma: input steps staged ahead
   int chunks_x = 0;    // kMma: k32 steps of a horizontal product (window 32 x chunks_x)
   int chunks_y = 0;    // kMma: k32 steps of a vertical product
+  bool narrow = false; // kMma: the narrow horizontal product (one k32 step per N-tile, whatever chunks_x)
   int resident_per_sm = 0;  // kMma: blocks an SM holds at once (shared memory, launch bounds)
 
   /// Dynamic shared memory each launch gives the kernel (0: its shared memory is static).

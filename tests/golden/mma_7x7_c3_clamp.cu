@@ -9,7 +9,7 @@
 #define GB_BLOCK_THREADS 128
 #define GB_TILE_W 480
 #define GB_TILE_H 64
-#define GB_PAD 16
+#define GB_PAD 32
 #define GB_MIN_BLOCKS 4
 #define GB_STAGES 4
-#define GB_SHARED_BYTES 30720
+#define GB_SHARED_BYTES 38912
