@@ -781,11 +781,19 @@ struct Walk {
   __device__ __forceinline__ void run() {
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) stage<kInside>(s);
+    if (kNarrow) {  // in threes, for the ring's constant slots
 #pragma unroll 1
-    for (int task = 0; task < column_tasks; task += 3) {
-      step<0, kInside>(task);
-      if (task + 1 < column_tasks) step<1, kInside>(task + 1);
-      if (task + 2 < column_tasks) step<2, kInside>(task + 2);
+      for (int task = 0; task < column_tasks; task += 3) {
+        step<0, kInside>(task);
+        if (task + 1 < column_tasks) step<1, kInside>(task + 1);
+        if (task + 2 < column_tasks) step<2, kInside>(task + 2);
+      }
+    } else {  // in pairs: large kernels' steps are long, and three copies measured slower at 255 x 255
+#pragma unroll 1
+      for (int task = 0; task < column_tasks; task += 2) {
+        step<0, kInside>(task);
+        if (task + 1 < column_tasks) step<0, kInside>(task + 1);
+      }
     }
   }
 };
