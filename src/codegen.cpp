@@ -122,10 +122,14 @@ struct MmaShape {
   int tap_bytes;  // and weights: the block's tables
 };
 constexpr int kMmaNarrowLead = 12;  // blur_mma.cu's kNarrowLead
+// Whether blur_mma.cu takes its narrow horizontal product (its kNarrow).
+bool mma_narrow(const BlurSpec& spec, int pad) {
+  return spec.x.radius() * spec.channels <= kMmaNarrowLead && pad == 32;
+}
 MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
   const int chunks_x = 1 + pad / 16;
-  const bool narrow = spec.x.radius() * spec.channels <= kMmaNarrowLead && pad == 32;
+  const bool narrow = mma_narrow(spec, pad);
   const int plane_slots = chunks_x + (narrow ? 2 : 0);
   const int warp_bytes = stages * 32 * slot_rows + 2 * 16 * (32 * plane_slots + 16);
   const int window_columns = 63 + 2 * pad;
@@ -170,7 +174,7 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   s.dynamic_shared = true;
   s.chunks_x = shape.chunks_x;
   s.chunks_y = shape.chunks_y;
-  s.narrow = spec.x.radius() * spec.channels <= kMmaNarrowLead && s.halo == 32;
+  s.narrow = mma_narrow(spec, s.halo);
   if (small) {
     s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
     // A register budget of 128 (4 blocks; 5 stay resident where the kernel needs fewer): at 80
@@ -432,8 +436,8 @@ namespace {
 // tiles too few blocks to fill the SMs (1080p gray: 68 blocks for 132 SMs), each a long
 // chain of steps: narrower tiles spread it out. Pick the width whose waves x block time is
 // least, a block's time counted in tensor-core products: each unit of output a horizontal
-// product (16 per window chunk; 16 for the narrow one), each vertical step (unit or halo) a vertical one (8 per
-// chunk), and one step of start-up. Measured on the H100 (bench/RESULTS.md): this wins below
+// product (16 per window chunk; the narrow one 16), each vertical step (unit or halo) a vertical
+// one (8 per chunk), and one step of start-up. Measured on the H100 (bench/RESULTS.md): this wins below
 // 4 blocks per SM (a warp's steps are a long chain of dependent instructions, which a few warps
 // per scheduler cannot hide) and loses above, where the narrower tiles' extra halo steps are
 // pure cost; and it loses for large kernels at every size.
