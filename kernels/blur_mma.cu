@@ -27,8 +27,9 @@
 // A step is about 235 instructions (8K RGB 7 x 7 on the H100), so the kernel is held by issue and
 // latency more than by memory; what keeps it small: the rounding comes from a constant staged
 // row (kRoundInRow), shared memory is addressed by lane constants worked out once (opaque), the
-// copies' and the outputs' pointers are carried from step to step, steps run in threes so ring
-// slots are constants, and walks wholly inside the image skip the border checks (Walk::run).
+// copies' and the outputs' pointers are carried from step to step, the narrow kernel runs its
+// steps in threes so its ring slots are constants, and walks wholly inside the image skip the
+// border checks (Walk::run). Its staged pieces are whole sectors (kPad = 32).
 //
 // A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
 // (horizontal_task_narrow): each 8-output N-tile needs one k32 chunk of the window, not two, and
