@@ -432,30 +432,77 @@ GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
 
 namespace {
 
-// Tile width in 32-byte units for blur_mma.cu. A small image gives a small kernel's widest
-// tiles too few blocks to fill the SMs (1080p gray: 68 blocks for 132 SMs), each a long
-// chain of steps: narrower tiles spread it out. Pick the width whose waves x block time is
-// least, a block's time counted in tensor-core products: each unit of output a horizontal
-// product (16 per window chunk; the narrow one 16), each vertical step (unit or halo) a vertical
-// one (8 per chunk), and one step of start-up. Measured on the H100 (bench/RESULTS.md): this wins below
-// 4 blocks per SM (a warp's steps are a long chain of dependent instructions, which a few warps
-// per scheduler cannot hide) and loses above, where the narrower tiles' extra halo steps are
-// pure cost; and it loses for large kernels at every size.
-long long mma_tile_units(const KernelSchedule& s, long long row_units, long long rows, int sm_count) {
-  const long long widest = s.tile_w / 32;
-  const long long slots = static_cast<long long>(sm_count) * s.resident_per_sm;
-  if (sm_count <= 0 || slots <= 0 || s.stages != 4) return widest;  // 4 stages: a small kernel
-  const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
-  if (blocks(widest) >= 4LL * sm_count) return widest;
+// A block's time in tensor-core products, for comparing tile widths: each unit of output a
+// horizontal product (16 per window chunk; the narrow one 16), each vertical step (unit or
+// halo) a vertical one (8 per chunk), and one step of start-up.
+long long mma_block_time(const KernelSchedule& s, long long units) {
   const long long horizontal = 16LL * (s.narrow ? 1 : s.chunks_x), vertical = 8LL * s.chunks_y;
+  return units * horizontal + (units + s.chunks_x - 1) * vertical + horizontal + vertical;
+}
+
+// Small kernels (4 stages): a small image gives the widest tiles too few blocks to fill the
+// SMs (1080p gray 7x7: 68 blocks for 132 SMs), each a long chain of steps; narrower tiles
+// spread it out. Below 4 blocks per SM, pick the width whose waves x block time is least
+// (measured on the H100, bench/RESULTS.md: this wins there, and loses above, where narrower
+// tiles' extra halo steps are pure cost). Above, keep the widest, unless its blocks overflow
+// one wave by at most an eighth and a width up to half again fits them in one (1080p RGBA
+// 31x31: 544 blocks for 528 places, 510 at 16 units, 18% faster). Wider tiles in general
+// measured up to 30% slower at 4K and 8K.
+long long small_kernel_units(const KernelSchedule& s, long long row_units, long long rows,
+                             long long slots, int sm_count) {
+  const long long widest = s.tile_w / 32;
+  const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
+  if (blocks(widest) >= 4LL * sm_count) {
+    if (blocks(widest) <= slots || blocks(widest) * 8 > slots * 9) return widest;
+    for (long long units = widest + 1; units <= widest + widest / 2; ++units) {
+      if (blocks(units) <= slots) return units;
+    }
+    return widest;
+  }
   long long best = widest, best_cost = -1;
   for (long long units = widest; units >= 1; --units) {
-    const long long waves = (blocks(units) + slots - 1) / slots;
-    const long long block_time = units * horizontal + (units + s.chunks_x - 1) * vertical + horizontal + vertical;
-    const long long cost = waves * block_time;
+    const long long cost = (blocks(units) + slots - 1) / slots * mma_block_time(s, units);
     if (best_cost < 0 || cost < best_cost) best = units, best_cost = cost;
   }
   return best;
+}
+
+// Large kernels (2 stages, 1 to 3 blocks per SM): their widest tiles (up to 64 units, chosen
+// to amortise the halo) leave SMs idle at 1080p and 4K (1080p RGBA 255x255: 68 blocks for 132
+// SMs). Model an SM's time: its blocks a wave at a time, where k blocks sharing an SM each take
+// 1 + (k - 1) / 2 times as long as one alone (they are latency-bound, so sharing costs less than
+// k times), the last wave holding fewer per SM; a block's time with 8 more steps of start-up
+// (its first copies' latency). The widths are those that tile-width sweeps on an H100 and an
+// H200 measured (bench/RESULTS.md), up to twice the widest: there this picks within 9% of the
+// best measured width at every size and channel count. (56 units, not among them, ran 8-13%
+// slower than 48 and 64 at 4K and 8K RGB 255x255.)
+long long large_kernel_units(const KernelSchedule& s, long long row_units, long long rows,
+                             int sm_count) {
+  constexpr long long kStartSteps = 8;
+  constexpr long long kWidths[] = {8, 12, 16, 20, 24, 32, 40, 48, 64};
+  const long long widest = s.tile_w / 32, per_sm = s.resident_per_sm, slots = per_sm * sm_count;
+  const long long step = 16LL * (s.narrow ? 1 : s.chunks_x) + 8LL * s.chunks_y;
+  const auto sharing_x2 = [](long long k) { return 2 + (k - 1); };  // 2 (1 + (k - 1) / 2)
+  long long best = widest, best_cost = -1;
+  for (const long long units : kWidths) {
+    if (units > 2 * widest) break;
+    const long long tiles = (row_units + units - 1) / units;
+    const long long balanced = (row_units + tiles - 1) / tiles;  // the width the kernel runs
+    const long long blocks = tiles * rows, full = blocks / slots, rest = blocks % slots;
+    const long long last = rest == 0 ? 0 : sharing_x2((rest + sm_count - 1) / sm_count);
+    const long long block_time = mma_block_time(s, balanced) + kStartSteps * step;
+    const long long cost = (full * sharing_x2(per_sm) + last) * block_time;
+    if (best_cost < 0 || cost < best_cost) best = units, best_cost = cost;
+  }
+  return best;
+}
+
+// Tile width in 32-byte units for blur_mma.cu on `sm_count` SMs (0: unknown, the widest).
+long long mma_tile_units(const KernelSchedule& s, long long row_units, long long rows, int sm_count) {
+  const long long slots = static_cast<long long>(sm_count) * s.resident_per_sm;
+  if (sm_count <= 0 || slots <= 0) return s.tile_w / 32;
+  return s.stages == 4 ? small_kernel_units(s, row_units, rows, slots, sm_count)
+                       : large_kernel_units(s, row_units, rows, sm_count);
 }
 
 }  // namespace

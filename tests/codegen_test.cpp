@@ -129,38 +129,57 @@ TEST_CASE("same spec, same bytes", "[codegen]") {
 }
 
 // What the kernel computes from the grid: its tile of ceil(units / grid_x) units.
-void check_mma_columns(const LaunchDims& d, long long row_units, long long widest_units) {
+void check_mma_columns(const LaunchDims& d, long long row_units, long long max_units) {
   const long long tile_units = (row_units + d.grid_x - 1) / d.grid_x;
-  CHECK(tile_units <= widest_units);
+  CHECK(tile_units <= max_units);
   CHECK(tile_units * d.grid_x >= row_units);        // covers the row
   CHECK(tile_units * (d.grid_x - 1) < row_units);   // and no block starts past it
 }
 
 TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs", "[codegen]") {
-  const GeneratedKernel big = generate_kernel(test::make_test_spec(255, 40.0, 3), KernelVariant::kMma,
+  const GeneratedKernel big = generate_kernel(test::make_test_spec(255, 40.0, 4), KernelVariant::kMma,
                                               SampleFormat::k8, 90);
-  const long long widest = big.schedule.tile_w / 32;
-  // Large kernels keep their widest tiles (narrower ones measured slower at every size).
-  const LaunchDims wide = launch_dims(big, 3840, 2160, 132);
-  CHECK(wide.grid_x == launch_dims(big, 3840, 2160).grid_x);
-  check_mma_columns(wide, 360, widest);
-  CHECK(wide.dynamic_shared_bytes == static_cast<unsigned>(big.schedule.shared_bytes));
-  // From 4 blocks per SM up (8K and 4K 7x7 RGB) small kernels keep theirs too.
+  const long long widest = big.schedule.tile_w / 32;  // 64 units: 1080p RGBA gets 4 x 17 blocks
+  // Large kernels: more, narrower blocks where the widest leave SMs idle (1080p), never wider
+  // than twice the widest or 64 units; without an SM count, the widest.
+  const LaunchDims hd_big = launch_dims(big, 1920, 1080, 132);
+  CHECK(hd_big.grid_x > launch_dims(big, 1920, 1080).grid_x);
+  CHECK(static_cast<long long>(hd_big.grid_x) * hd_big.grid_y <= 132);  // one block per SM, one wave
+  CHECK(hd_big.dynamic_shared_bytes == static_cast<unsigned>(big.schedule.shared_bytes));
+  check_mma_columns(launch_dims(big, 3840, 2160), 480, widest);
+  for (int width : {1, 31, 33, 1000, 5000, 7680}) {
+    CAPTURE(width);
+    check_mma_columns(launch_dims(big, width, 700, 132), (width * 4 + 31) / 32, 64);
+  }
+  const GeneratedKernel gray = generate_kernel(test::make_test_spec(101, 16.0, 1), KernelVariant::kMma,
+                                               SampleFormat::k8, 90);
+  for (int width : {1, 1920, 3840, 7680}) {
+    CAPTURE(width);
+    check_mma_columns(launch_dims(gray, width, 4320, 132), (width + 31) / 32,
+                      2 * gray.schedule.tile_w / 32);
+  }
+  // Small kernels from 4 blocks per SM up (8K and 4K 7x7 RGB) keep their widest tiles or widen
+  // them a little, where that saves a nearly empty last wave.
   const GeneratedKernel small = generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
                                                 SampleFormat::k8, 90);
-  CHECK(launch_dims(small, 7680, 4320, 132).grid_x == launch_dims(small, 7680, 4320).grid_x);
-  CHECK(launch_dims(small, 3840, 2160, 132).grid_x == launch_dims(small, 3840, 2160).grid_x);
+  const long long small_widest = small.schedule.tile_w / 32;
+  for (int width : {3840, 7680}) {
+    CAPTURE(width);
+    const LaunchDims d = launch_dims(small, width, width * 9 / 16, 132);
+    CHECK(d.grid_x <= launch_dims(small, width, width * 9 / 16).grid_x);
+    check_mma_columns(d, width * 3 / 32, small_widest + small_widest / 2);
+  }
+  // 1080p RGBA 31x31: 16 x 34 = 544 blocks of the widest for 528 places; 15 x 34 fit.
+  const GeneratedKernel rgba31 = generate_kernel(test::make_test_spec(31, 5.0, 4), KernelVariant::kMma,
+                                                 SampleFormat::k8, 90);
+  CHECK(launch_dims(rgba31, 1920, 1080, 132).grid_x == 15);
   // Below (the bytes of 4K gray: 8 x 34 = 272 blocks; 1080p 7x7 RGB: 12 x 17 = 204 blocks, for
   // 132 SMs), more blocks of fewer steps.
   CHECK(launch_dims(small, 1280, 2160, 132).grid_x > launch_dims(small, 1280, 2160).grid_x);
   const LaunchDims hd = launch_dims(small, 1920, 1080, 132);
   CHECK(hd.grid_x > launch_dims(small, 1920, 1080).grid_x);
-  check_mma_columns(hd, 180, small.schedule.tile_w / 32);
-  check_mma_columns(launch_dims(small, 1920, 1080), 180, small.schedule.tile_w / 32);
-  for (int width : {1, 31, 33, 1000, 5000}) {
-    CAPTURE(width);
-    check_mma_columns(launch_dims(big, width, 700, 132), (width * 3 + 31) / 32, widest);
-  }
+  check_mma_columns(hd, 180, small_widest);
+  check_mma_columns(launch_dims(small, 1920, 1080), 180, small_widest);
 }
 
 TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
