@@ -94,11 +94,12 @@ struct LoadedKernel {
 int g_mma_min_blocks = 0;
 bool g_widest_tiles = false;
 std::string g_mma_source;  // experiment: a file that replaces blur_mma.cu in the generated source
-int g_mma_units = 0;       // experiment: the mma kernel's tile width in 32-byte units (0: launch_dims')
+int g_mma_units = 0;       // the tile width of the row being timed, from --mma-units (0: launch_dims', -1: widest)
 int g_sm_count = 0;
 
 LaunchDims bench_launch_dims(const GeneratedKernel& kernel, int width, int height) {
-  LaunchDims d = launch_dims(kernel, width, height, g_widest_tiles ? 0 : g_sm_count);
+  const bool widest = g_widest_tiles || g_mma_units < 0;
+  LaunchDims d = launch_dims(kernel, width, height, widest ? 0 : g_sm_count);
   if (kernel.schedule.variant == KernelVariant::kMma && g_mma_units > 0) {
     const long long units = (static_cast<long long>(width) * kernel.channels + 31) / 32;
     d.grid_x = static_cast<unsigned>((units + g_mma_units - 1) / g_mma_units);
@@ -187,6 +188,7 @@ struct Config {
   std::vector<int> channels{1, 3, 4};
   int iters = 30;
   int naive_max = 31;  // the naive kernel is (2r+1)^2: beyond this it takes seconds per image
+  std::vector<int> mma_units{0};  // experiment: tile widths to time the mma kernel at (0: launch_dims')
 };
 
 int run(const Config& config) {
@@ -235,14 +237,28 @@ int run(const Config& config) {
         spec.y = spec.x;
         spec.channels = channels;
         const LoadedKernel fast = load(spec, KernelVariant::kAuto, *gpu);
-        const double ms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
-          launch(fast, b, i, size.width, size.height, stream);
-        });
-        const auto fast_out = download(b.out[0], b.bytes, stream);
+        // One row per tile width asked for (--mma-units; a single 0 is launch_dims' choice),
+        // each with its own time and its own output, checked against the same references.
+        struct Timed {
+          int units;
+          double ms;
+          std::vector<unsigned char> out;
+        };
+        std::vector<Timed> timed;
+        for (int units : config.mma_units) {
+          g_mma_units = units;
+          const double ms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
+            launch(fast, b, i, size.width, size.height, stream);
+          });
+          timed.push_back({units, ms, download(b.out[0], b.bytes, stream)});
+          if (fast.kernel.schedule.variant != KernelVariant::kMma) break;  // no tile widths
+        }
+        const double ms = timed.front().ms;
 
         // The fastest kernel without tensor cores (tiled, else wide), where auto chose another:
         // what the tensor-core kernel gains, and a second check of its bytes.
-        std::string tiled_col = "-", tiled_ratio = "-", check = "-";
+        std::string tiled_col = "-", tiled_ratio = "-";
+        std::vector<std::pair<std::string, std::vector<unsigned char>>> references;
         const KernelVariant previous = tiled_supports(spec) ? KernelVariant::kTiled : KernelVariant::kWide;
         if (fast.kernel.schedule.variant != previous) {
           const LoadedKernel other = load(spec, previous, *gpu);
@@ -252,9 +268,7 @@ int run(const Config& config) {
           });
           tiled_col = std::string(variant_name(previous)) + " " + std::to_string(tms).substr(0, 7);
           tiled_ratio = std::to_string(tms / ms).substr(0, 5);
-          check = same_output(fast_out, download(b.out[0], b.bytes, stream), b.pitch, row_bytes)
-                      ? "== " + std::string(variant_name(previous))
-                      : "DIFFERS";
+          references.emplace_back(variant_name(previous), download(b.out[0], b.bytes, stream));
         }
         std::string naive_col = "-", naive_ratio = "-";
         if (ksize <= config.naive_max) {
@@ -265,10 +279,7 @@ int run(const Config& config) {
           });
           naive_col = std::to_string(nms).substr(0, 7);
           naive_ratio = std::to_string(nms / ms).substr(0, 5);
-          const bool same =
-              same_output(fast_out, download(b.out[0], b.bytes, stream), b.pitch, row_bytes);
-          check = check == "-" ? (same ? "== naive" : "DIFFERS")
-                               : (same && check != "DIFFERS" ? check + ", == naive" : "DIFFERS");
+          references.emplace_back("naive", download(b.out[0], b.bytes, stream));
         }
         std::string npp_col = "-", npp_ratio = "-";
         if (npp && NppGauss::supports(ksize)) {
@@ -284,13 +295,23 @@ int run(const Config& config) {
         }
         const double pixels = static_cast<double>(size.width) * size.height;
         const double moved = 2.0 * static_cast<double>(row_bytes) * size.height;  // read + write
-        std::printf(
-            "| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s | %s "
-            "| %s |\n",
-            size.name, channels, ksize, copy_ms, ms, ms / copy_ms, moved / ms / 1e6,
-            pixels / ms / 1e6, kernel_label(fast, size).c_str(),
-            tiled_col.c_str(), tiled_ratio.c_str(), naive_col.c_str(), naive_ratio.c_str(), npp_col.c_str(), npp_ratio.c_str(),
-            check.c_str());
+        for (const Timed& t : timed) {
+          g_mma_units = t.units;
+          std::string check = "-";
+          for (const auto& [name, out] : references) {
+            const bool same = same_output(t.out, out, b.pitch, row_bytes);
+            check = check == "DIFFERS" || !same ? "DIFFERS"
+                    : check == "-"              ? "== " + name
+                                                : check + ", == " + name;
+          }
+          std::printf(
+              "| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s | "
+              "%s | %s |\n",
+              size.name, channels, ksize, copy_ms, t.ms, t.ms / copy_ms, moved / t.ms / 1e6,
+              pixels / t.ms / 1e6, kernel_label(fast, size).c_str(), tiled_col.c_str(),
+              tiled_ratio.c_str(), naive_col.c_str(), naive_ratio.c_str(), npp_col.c_str(),
+              npp_ratio.c_str(), check.c_str());
+        }
         std::fflush(stdout);
       }
     }
@@ -314,8 +335,10 @@ int main(int argc, char** argv) {
                  "experiment: the mma kernel's __launch_bounds__ blocks per SM (0: codegen's)");
   app.add_option("--mma-source", gpublur::bench::g_mma_source,
                  "experiment: compile this file in place of kernels/blur_mma.cu (results checked as always)");
-  app.add_option("--mma-units", gpublur::bench::g_mma_units,
-                 "experiment: the mma kernel's tile width in 32-byte units (0: launch_dims' choice)");
+  app.add_option("--mma-units", config.mma_units,
+                 "experiment: the mma kernel's tile widths in 32-byte units, one row each (0: "
+                 "launch_dims' choice, -1: its widest)")
+      ->delimiter(',');
   app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
                "experiment: the mma kernel's widest tiles, not balanced over the SMs");
   CLI11_PARSE(app, argc, argv);
