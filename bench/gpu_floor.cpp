@@ -16,7 +16,9 @@
 //                 its cache key (its libraries are then unloaded at the exit, or not with _Exit)
 //     --timeline  print each step's end on stderr, in ms since main began; or, where the
 //                 environment has GPU_FLOOR_SPAWN_NS (the parent's CLOCK_MONOTONIC just before
-//                 it started this process, in ns), in ms since then, main's start included
+//                 it started this process, in ns), in ms since then, main's start included;
+//                 also two exit handlers' runs: one registered before the driver loads (glibc
+//                 runs it after every handler registered later), one after the context
 // Exit status 0, or 1 without a GPU, or 2 for a usage error.
 #include <chrono>
 #include <cstdio>
@@ -89,6 +91,12 @@ class Timeline {
   const char* origin_ = "main";
 };
 
+// The exit handlers' marks (--timeline): whether the driver's teardown runs between them shows
+// where it runs, and so what a handler registered before the driver could overlap with it.
+const Timeline* g_timeline = nullptr;
+void mark_exit_before_driver() { g_timeline->mark("atexit-b"); }
+void mark_exit_after_context() { g_timeline->mark("atexit-a"); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -99,7 +107,9 @@ int main(int argc, char** argv) {
                  "[--nvrtc] [--timeline]\n");
     return 2;
   }
-  const Timeline timeline(o.timeline);
+  static const Timeline timeline(o.timeline);
+  g_timeline = &timeline;
+  std::atexit(mark_exit_before_driver);
   ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
   std::unique_ptr<gpublur::GpuSession> session;
   std::future<gpublur::NvrtcVersion> nvrtc;
@@ -117,6 +127,7 @@ int main(int argc, char** argv) {
       timeline.mark("context");
     }
   }
+  std::atexit(mark_exit_after_context);
   if (!o.release) {
     static_cast<void>(session.release());  // retained to the end, as gpublur leaves it
   } else if (session) {
