@@ -432,12 +432,16 @@ GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
 
 namespace {
 
-// A block's time in tensor-core products, for comparing tile widths: each unit of output a
-// horizontal product (16 per window chunk; the narrow one 16), each vertical step (unit or
-// halo) a vertical one (8 per chunk), and one step of start-up.
+// The cost of one step in tensor-core products, for comparing tile widths: a horizontal
+// product (16 per window chunk; the narrow one 16) and a vertical one (8 per chunk).
+long long mma_horizontal_cost(const KernelSchedule& s) { return 16LL * (s.narrow ? 1 : s.chunks_x); }
+long long mma_vertical_cost(const KernelSchedule& s) { return 8LL * s.chunks_y; }
+
+// A block's time: each unit of output a horizontal product, each vertical step (unit or halo)
+// a vertical one, and one step of start-up.
 long long mma_block_time(const KernelSchedule& s, long long units) {
-  const long long horizontal = 16LL * (s.narrow ? 1 : s.chunks_x), vertical = 8LL * s.chunks_y;
-  return units * horizontal + (units + s.chunks_x - 1) * vertical + horizontal + vertical;
+  return units * mma_horizontal_cost(s) + (units + s.chunks_x - 1) * mma_vertical_cost(s) +
+         mma_horizontal_cost(s) + mma_vertical_cost(s);
 }
 
 // Small kernels (4 stages): a small image gives the widest tiles too few blocks to fill the
@@ -481,7 +485,7 @@ long long large_kernel_units(const KernelSchedule& s, long long row_units, long 
   constexpr long long kStartSteps = 8;
   constexpr long long kWidths[] = {8, 12, 16, 20, 24, 32, 40, 48, 64};
   const long long widest = s.tile_w / 32, per_sm = s.resident_per_sm, slots = per_sm * sm_count;
-  const long long step = 16LL * (s.narrow ? 1 : s.chunks_x) + 8LL * s.chunks_y;
+  const long long step = mma_horizontal_cost(s) + mma_vertical_cost(s);
   const auto sharing_x2 = [](long long k) { return 2 + (k - 1); };  // 2 (1 + (k - 1) / 2)
   long long best = widest, best_cost = -1;
   for (const long long units : kWidths) {
