@@ -44,6 +44,7 @@ struct Options {
   bool json = false;
   bool verbose = false;
   bool version = false;
+  bool no_detach = false;  // wait for the GPU's teardown before exiting (detached_exit.hpp)
 };
 
 /// Parses argv. Returns Options to run, or an exit code when parsing ended the program

@@ -1,6 +1,7 @@
 // gpu_blur.cpp — device probing, upload, launch, download through the Driver API.
 #include "gpu_blur.hpp"
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <type_traits>
@@ -87,6 +88,7 @@ std::optional<GpuInfo> probe_gpu(std::string& why) {
   GB_CU_CHECK(driver->cuDriverGetVersion(&info.driver_version), "querying the driver version");
   GB_CU_CHECK(driver->cuDeviceTotalMem(&info.memory_bytes, device), "querying the GPU's memory");
   info.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.shared = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) == CU_COMPUTEMODE_DEFAULT;
   return info;
 }
 
@@ -95,8 +97,23 @@ struct GpuSession::Impl {
   explicit Impl(CUdevice device) : context(device) {}
 };
 
+namespace {
+// What kind of GPU context this process has opened, for opened_shared_gpu_context.
+enum ContextsOpened : int { kNoContext, kSharedContext, kExclusiveContext };
+std::atomic<int> contexts_opened{kNoContext};
+}  // namespace
+
+bool opened_shared_gpu_context() { return contexts_opened.load() == kSharedContext; }
+
 GpuSession::GpuSession(const GpuInfo& gpu)
-    : info_(gpu), impl_(std::make_unique<Impl>(device_handle(gpu.ordinal))) {}
+    : info_(gpu), impl_(std::make_unique<Impl>(device_handle(gpu.ordinal))) {
+  if (!gpu.shared) {
+    contexts_opened.store(kExclusiveContext);
+  } else {
+    int none = kNoContext;
+    contexts_opened.compare_exchange_strong(none, kSharedContext);
+  }
+}
 
 GpuSession::~GpuSession() = default;
 

@@ -21,11 +21,18 @@ struct GpuInfo {
   int driver_version = 0;  // e.g. 13000 for CUDA 13.0
   std::size_t memory_bytes = 0;
   int sm_count = 0;  // streaming multiprocessors
+  bool shared = true;  // compute mode "default": other processes may hold contexts on it too
 };
 
 /// The first GPU, after loading the driver and cuInit; nullopt with `why` (for the user) when
 /// there is no driver or no device. Expected on machines without a GPU, so not an exception.
 std::optional<GpuInfo> probe_gpu(std::string& why);
+
+/// Whether this process has opened a context (GpuSession) on a GPU that is shared between
+/// processes. Then the context's teardown at exit may run after the caller has its result
+/// (detached_exit.hpp); on a GPU in an exclusive compute mode the next process would be refused
+/// a context until that teardown ends, so there the process ends before its caller goes on.
+bool opened_shared_gpu_context();
 
 /// "CUDA 13.0" from 13000.
 std::string driver_version_string(int version);

@@ -1,25 +1,23 @@
-// main.cpp — parse, run, and turn exceptions into "gpublur: error: ..." and an exit code.
+// main.cpp — parse, run (in a worker process when a GPU may be used), and turn exceptions into
+// "gpublur: error: ..." and an exit code.
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 #include "cli.hpp"
+#include "detached_exit.hpp"
 #include "errors.hpp"
+#include "gpu_blur.hpp"
 #include "pipeline.hpp"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Calls f, which returns an exit code; an exception becomes one line on stderr and its code.
+template <typename F>
+int reporting_errors(F&& f) {
   using namespace gpublur;
-  // gpublur uses one stream. The driver's default of 8 hardware work queues per context costs
-  // about 90 ms of every run on an H100 host (creating the context and tearing it down at exit,
-  // bench/RESULTS.md); one is all a single stream can use. A value the user set is kept. Set
-  // here, before any thread starts and before cuInit reads it.
-  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
   try {
-    const ParseResult parsed = parse_command_line(argc, argv, std::cout, std::cerr);
-    if (!parsed.options) return parsed.exit_code;
-    // The context is left to the driver's exit handler, so main returns normally (std::_Exit
-    // would skip that handler and leave the teardown to the kernel: 62-68 ms against 46 ms on
-    // the H100 host, bench/RESULTS.md).
-    return run(*parsed.options, std::cout, std::cerr, ContextAtEnd::kLeaveToExit);
+    return f();
   } catch (const CompileError& e) {
     std::cerr << "gpublur: error: " << e.what() << " (options: " << e.options() << ")\n"
               << e.log() << "\n"
@@ -32,4 +30,41 @@ int main(int argc, char** argv) {
     std::cerr << "gpublur: error: internal: " << e.what() << "\n";
     return kExitFailure;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace gpublur;
+  // gpublur uses one stream. The driver's default of 8 hardware work queues per context costs
+  // about 90 ms of every run on an H100 host (creating the context and tearing it down at exit,
+  // bench/RESULTS.md); one is all a single stream can use. A value the user set is kept. Set
+  // here, before any thread starts and before cuInit reads it.
+  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
+  std::optional<ParseResult> parsed;
+  if (const int code = reporting_errors([&] {
+        parsed = parse_command_line(argc, argv, std::cout, std::cerr);
+        return kExitOk;
+      })) {
+    return code;
+  }
+  if (!parsed->options) return parsed->exit_code;
+  const Options& options = *parsed->options;
+  // Split before any thread starts (the pipeline starts the GPU on one).
+  std::optional<DetachedExit> worker;
+  if (may_open_gpu(options) && !options.no_detach) worker = DetachedExit::split();
+  // The context is left to the driver's exit handler, so the process ends by returning from
+  // main (std::_Exit would skip that handler and leave the teardown to the kernel: 62-68 ms
+  // against 46 ms on the H100 host, bench/RESULTS.md).
+  const int code = reporting_errors(
+      [&] { return run(options, std::cout, std::cerr, ContextAtEnd::kLeaveToExit); });
+  if (worker) {
+    const bool detach = opened_shared_gpu_context();
+    if (detach && options.verbose && worker->worker() != 0) {
+      std::cerr << "gpublur: done; process " << worker->worker()
+                << " goes on to release the GPU, unwaited (--no-detach waits)\n";
+    }
+    worker->finish(code, detach);
+  }
+  return code;
 }

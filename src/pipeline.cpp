@@ -165,8 +165,7 @@ class Invocation {
 // for --dump-ptx) begin on other threads now, so they overlap the decoding.
 void Invocation::start_background_work() {
   const bool may_run_on_gpu = blurring_ && o_.device != DeviceChoice::kCpu;
-  const bool needs_gpu_arch = o_.dump_ptx && !o_.arch && o_.device != DeviceChoice::kCpu;
-  if (may_run_on_gpu || needs_gpu_arch) {
+  if (may_open_gpu(o_)) {
     gpu_future_ = std::async(std::launch::async, start_gpu, may_run_on_gpu);
   }
   if (may_run_on_gpu || o_.dump_ptx) {
@@ -515,6 +514,12 @@ int Invocation::run() {
 }
 
 }  // namespace
+
+bool may_open_gpu(const Options& o) {
+  if (o.version || o.device == DeviceChoice::kCpu) return false;
+  const bool blurring = !o.input.empty() && !o.output.empty();
+  return blurring || (o.dump_ptx && !o.arch);
+}
 
 int run(const Options& o, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {
   if (o.version) return print_version(out);

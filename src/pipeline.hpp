@@ -15,6 +15,10 @@ enum class ContextAtEnd {
                  // release itself; bench/RESULTS.md)
 };
 
+/// Whether run(options) may open a GPU context (to blur, or to find the architecture for
+/// --dump-ptx): main then runs it in a worker process whose teardown nobody waits for.
+bool may_open_gpu(const Options& options);
+
 /// Runs the options parsed from the command line. Reports on `err` (announcements, --verbose)
 /// and writes dumps to `out` when asked for "-". Returns the exit code; throws gpublur::Error.
 int run(const Options& options, std::ostream& out, std::ostream& err,

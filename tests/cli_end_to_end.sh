@@ -59,6 +59,20 @@ GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "--device gpu without a GPU" 
 contains "$work/stderr" "no usable GPU" "--device gpu message"
 [ ! -e "$work/gpu.png" ] && pass || fail "--device gpu failure left a file"
 
+# The worker process (src/detached_exit.hpp): a blur that may use a GPU runs in a child. Output
+# read through a pipe ends with the command, whole; --no-detach gives the same bytes; on a GPU,
+# --verbose names the worker left to release it.
+json=$(timeout 60 "$bin" "$samples/edges.png" "$work/piped.png" --size 7 --sigma 1.5 --json -v 2>"$work/stderr")
+[ "$?" -eq 0 ] && pass || fail "blur read through a pipe: $(cat "$work/stderr")"
+case "$json" in "{"*"}") pass ;; *) fail "JSON read through a pipe is not whole: $json" ;; esac
+cmp -s "$work/piped.png" "$work/cpu.png" && pass || fail "worker's output differs from the CPU"
+if [[ "$json" == *'"device": "gpu"'* ]]; then
+  contains "$work/stderr" "goes on to release the GPU" "detached worker announced"
+fi
+expect 0 "--no-detach" -- "$samples/edges.png" "$work/waited.png" --size 7 --sigma 1.5 --no-detach -v
+cmp -s "$work/waited.png" "$work/cpu.png" && pass || fail "--no-detach output differs"
+if grep -qF "goes on to release" "$work/stderr"; then fail "--no-detach detached"; else pass; fi
+
 # 16-bit PNG in, 16-bit PNG out; to another format the image is converted to 8 bits, which
 # --verbose reports.
 expect 0 "16-bit PNG" -- "$samples/gradient16.png" "$work/g16.png" --size 7 --sigma 1.5
