@@ -2,7 +2,8 @@
 """Whole-process wall time of one blur, PNG to PNG: gpublur (warm and cold kernel cache) against
 an OpenCV-Python one-liner and the seed pipeline (../shared/peers/coldstart.py), run alternately
 in the same session on the same files, beside gpublur_gpu_floor (a process that only opens and
-closes a CUDA context: the driver's own floor). Prints medians and ratios as a Markdown table.
+closes a CUDA context: the driver's own floor), ended as gpublur ends (detached) and waited for
+to the end. Prints medians and ratios as a Markdown table.
 
 usage: e2e_bench.py GPUBLUR PEERS_DIR WORKDIR [--rounds N]
 (gpublur_gpu_floor is looked for beside GPUBLUR.)
@@ -26,8 +27,8 @@ def make_scene(path, width, height):
     cv2.imwrite(path, np.clip(img, 0, 255).astype(np.uint8))
 
 
-FLOOR_1 = "CUDA context only, 1 work queue and ended as gpublur (gpublur_gpu_floor)"
-FLOOR_8 = "CUDA context only, the driver's default 8 queues"
+FLOOR_1 = "CUDA context only, 1 work queue and ended as gpublur: detached (gpublur_gpu_floor --detach)"
+FLOOR_W = "CUDA context only, 1 work queue, its teardown waited for (gpublur_gpu_floor)"
 
 
 def wall(cmd, env=None):
@@ -56,18 +57,21 @@ def main():
         blur = [a.gpublur, src, out, "--size", "7", "--sigma", "1.5"]
         wall(blur + ["--cache-dir", warm_cache])  # fill the warm cache
         floor = os.path.join(os.path.dirname(os.path.abspath(a.gpublur)), "gpublur_gpu_floor")
-        runs = {"gpublur, warm cache": [], "gpublur, cold cache": [], "OpenCV-Python one-liner": [],
-                "seed pipeline (coldstart.py cubin)": [], FLOOR_1: [], FLOOR_8: []}
+        runs = {"gpublur, warm cache": [], "gpublur, warm cache, --no-detach": [],
+                "gpublur, cold cache": [], "OpenCV-Python one-liner": [],
+                "seed pipeline (coldstart.py cubin)": [], FLOOR_1: [], FLOOR_W: []}
         for i in range(a.rounds):  # alternate, so drift in the machine's state hits all alike
             runs["gpublur, warm cache"].append(wall(blur + ["--cache-dir", warm_cache]))
+            runs["gpublur, warm cache, --no-detach"].append(
+                wall(blur + ["--cache-dir", warm_cache, "--no-detach"]))
             cold = os.path.join(a.work, f"cold-{name}-{i}")
             runs["gpublur, cold cache"].append(wall(blur + ["--cache-dir", cold]))
             shutil.rmtree(cold, ignore_errors=True)
             runs["OpenCV-Python one-liner"].append(wall([sys.executable, "-c", ONE_LINER, src, out]))
             runs["seed pipeline (coldstart.py cubin)"].append(
                 wall([sys.executable, os.path.join(a.peers, "coldstart.py"), "cubin", src, out, "7", "1.5"]))
-            runs[FLOOR_1].append(wall([floor]))
-            runs[FLOOR_8].append(wall([floor], {"CUDA_DEVICE_MAX_CONNECTIONS": "8"}))
+            runs[FLOOR_1].append(wall([floor, "--detach"]))
+            runs[FLOOR_W].append(wall([floor]))
         med = {k: statistics.median(v) for k, v in runs.items()}
         for k, v in med.items():
             rows.append((name, k, v, med["gpublur, warm cache"] / v, min(runs[k]), max(runs[k])))

@@ -6,7 +6,8 @@
 // by default it ends as gpublur does: the context still retained, main returning, the driver's
 // exit handler tearing it down.
 //
-//   gpublur_gpu_floor [--upto none|init|context] [--release] [--quick-exit] [--nvrtc] [--timeline]
+//   gpublur_gpu_floor [--upto none|init|context] [--release] [--quick-exit] [--nvrtc] [--detach]
+//                     [--timeline]
 //     --upto      how far to go: nothing at all (the process and its libraries), the driver
 //                 loaded and cuInit, or the primary context retained (default)
 //     --release   release the context before exiting
@@ -14,6 +15,9 @@
 //                 handler (the kernel then undoes what the driver had not)
 //     --nvrtc     also load NVRTC on another thread and ask its version, as gpublur does for
 //                 its cache key (its libraries are then unloaded at the exit, or not with _Exit)
+//     --detach    run as gpublur does by default: in a worker process whose parent exits once
+//                 the work is done, leaving the teardown unwaited (detached_exit.hpp); the
+//                 worker's marks after that go to /dev/null
 //     --timeline  print each step's end on stderr, in ms since main began; or, where the
 //                 environment has GPU_FLOOR_SPAWN_NS (the parent's CLOCK_MONOTONIC just before
 //                 it started this process, in ns), in ms since then, main's start included;
@@ -25,8 +29,10 @@
 #include <cstdlib>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "detached_exit.hpp"
 #include "gpu_blur.hpp"
 #include "nvrtc.hpp"
 
@@ -37,6 +43,7 @@ struct Options {
   bool release = false;
   bool quick_exit = false;
   bool nvrtc = false;
+  bool detach = false;
   bool timeline = false;
 };
 
@@ -49,6 +56,8 @@ bool parse(int argc, char** argv, Options& o) {
       o.quick_exit = true;
     } else if (a == "--nvrtc") {
       o.nvrtc = true;
+    } else if (a == "--detach") {
+      o.detach = true;
     } else if (a == "--timeline") {
       o.timeline = true;
     } else if (a == "--upto" && i + 1 < argc) {
@@ -104,9 +113,11 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, o)) {
     std::fprintf(stderr,
                  "usage: gpublur_gpu_floor [--upto none|init|context] [--release] [--quick-exit] "
-                 "[--nvrtc] [--timeline]\n");
+                 "[--nvrtc] [--detach] [--timeline]\n");
     return 2;
   }
+  std::optional<gpublur::DetachedExit> worker;
+  if (o.detach) worker = gpublur::DetachedExit::split();
   static const Timeline timeline(o.timeline);
   g_timeline = &timeline;
   std::atexit(mark_exit_before_driver);
@@ -140,6 +151,7 @@ int main(int argc, char** argv) {
   }
   timeline.mark("exit");
   std::fflush(nullptr);
+  if (worker) worker->finish(0, gpublur::opened_shared_gpu_context());
   if (o.quick_exit) std::_Exit(0);
   return 0;
 }

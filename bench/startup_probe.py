@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a short gpublur run's wall time goes, outside the blur: the process itself, the driver's
 cuInit, the primary context, and the ways of ending (context released or kept; std::_Exit or a
-return from main, which runs the driver's exit handler). Each row is a whole process, timed
+return from main, which runs the driver's exit handler; detached, as gpublur ends by default). Each row is a whole process, timed
 from outside, the rows run alternately; beside them gpublur on the same 1080p PNG, on the CPU and
 on the GPU (warm cache). Then one run of each floor with --timeline (ms since the parent started
 it) and one gpublur run with --timings.
@@ -45,11 +45,13 @@ def main():
         "floor: context released, _Exit (gpublur before)": [floor, "--release", "--quick-exit"],
         "floor: context kept, _Exit": [floor, "--quick-exit"],
         "floor: context released, return from main": [floor, "--release"],
-        "floor: context kept, return from main (as gpublur)": [floor],
+        "floor: context kept, return from main (as gpublur --no-detach)": [floor],
+        "floor: context kept, detached (as gpublur)": [floor, "--detach"],
         "floor: context released, _Exit, NVRTC loaded": [floor, "--release", "--quick-exit", "--nvrtc"],
         "floor: context kept, return from main, NVRTC loaded": [floor, "--nvrtc"],
         "gpublur --device cpu": blur + ["--device", "cpu"],
         "gpublur (GPU, warm cache)": blur,
+        "gpublur --no-detach (GPU, warm cache)": blur + ["--no-detach"],
     }
     if a.other:
         wall([a.other] + args)
@@ -65,8 +67,10 @@ def main():
     # The driver may finish a process's teardown after the process has gone, at the expense of
     # the next one: so also time each command run back to back with itself, and run after a
     # pause in which the GPU settles.
-    seq = {"gpublur (GPU, warm cache)": blur, "floor: context kept, return from main (as gpublur)": [floor],
-           "floor: context released, _Exit (gpublur before)": [floor, "--release", "--quick-exit"]}
+    seq = {"gpublur (GPU, warm cache)": blur,
+           "gpublur --no-detach (GPU, warm cache)": blur + ["--no-detach"],
+           "floor: context kept, detached (as gpublur)": [floor, "--detach"],
+           "floor: context kept, return from main (as gpublur --no-detach)": [floor]}
     if a.other:
         seq["other gpublur (GPU, warm cache)"] = [a.other] + args
     print(f"\n| process | back to back: median ms | after a {a.pause} s pause: median ms |\n|---|---|---|")
@@ -77,7 +81,7 @@ def main():
             time.sleep(a.pause)
             paused.append(wall(cmd))
         print(f"| {k} | {statistics.median(b2b):.1f} | {statistics.median(paused):.1f} |")
-    for extra in ([], ["--release"], ["--quick-exit"], ["--release", "--quick-exit"]):
+    for extra in ([], ["--release"], ["--quick-exit"], ["--release", "--quick-exit"], ["--detach"]):
         marks, end = timeline([floor, "--timeline"] + extra)
         print(f"\ngpublur_gpu_floor --timeline {' '.join(extra)}\n{marks}\nprocess ended  {end:8.2f} ms since spawn")
     for name, cmd in (("gpublur", blur), ("other gpublur", [a.other] + args if a.other else None)):
