@@ -390,7 +390,7 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
       for (int b = 0; b < 16; ++b) {
         int channel;
         const int sx = source_column(xb + b, width, channel);
-        dst[b] = static_cast<unsigned char>(sy < 0 || sx < 0 ? border_value[channel]
+        dst[b] = static_cast<unsigned char>(sy < 0 || sx < 0 ? constant_border(channel)
                                                               : __ldg(in + static_cast<size_t>(sy) * pitch + sx));
       }
     }
@@ -818,6 +818,10 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int x0 = blockIdx.x * 32 * tile_units;
   const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
 
+#ifdef GB_PLANES  // a planar blur (planes.cu): this block's plane is blockIdx.z, `height` rows
+  in += static_cast<size_t>(blockIdx.z) * in_pitch * height;
+  out += static_cast<size_t>(blockIdx.z) * out_pitch * height;
+#endif
   const TapSource taps = kNarrow ? TapSource{} : build_tap_source(shared);
   const NarrowTaps narrow = kNarrow ? narrow_taps(l) : NarrowTaps{};
   const WeightsY weights = build_weights_y(shared + kTapBytes, l, lane);

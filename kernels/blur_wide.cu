@@ -25,13 +25,13 @@ __device__ __forceinline__ unsigned vertical_sum(const unsigned char* __restrict
                                                  int xb, int y, int width, int height) {
   int channel;
   const int sx = source_column(xb, width, channel);
-  if (sx < 0) return border_value[channel] << 16;  // every tap reads the constant
+  if (sx < 0) return constant_border(channel) << 16;  // every tap reads the constant
   const unsigned char* column = in + sx;
   unsigned a = 0;
 #pragma unroll 8
   for (int j = 0; j < kSizeY; ++j) {
     const int sy = border_index(y + j - kRadiusY, height);
-    const unsigned p = sy < 0 ? border_value[channel] : __ldg(column + static_cast<size_t>(sy) * pitch);
+    const unsigned p = sy < 0 ? constant_border(channel) : __ldg(column + static_cast<size_t>(sy) * pitch);
     a += taps_y[j] * p;
   }
   return a;

@@ -51,6 +51,16 @@ __constant__ unsigned taps_y[kSizeY] = GB_TAPS_Y;
 #endif
 __constant__ unsigned border_value[4] = GB_BORDER_VALUE;
 
+// The constant border's value for a byte of channel `channel`; in a planar blur (GB_PLANES,
+// planes.cu) every byte is of the channel its plane holds, plane blockIdx.z.
+__device__ __forceinline__ unsigned constant_border(int channel) {
+#ifdef GB_PLANES
+  return border_value[blockIdx.z];
+#else
+  return border_value[channel];
+#endif
+}
+
 constexpr unsigned kVerticalRound = 1u << 7;
 constexpr int kVerticalShift = 8;
 constexpr unsigned kHorizontalRound = 1u << 23;
@@ -97,7 +107,7 @@ __device__ __forceinline__ unsigned load_sample(const unsigned char* __restrict_
   int channel;
   const int sx = source_column(xb, width, channel);
   const int sy = border_index(y, height);
-  if (sx < 0 || sy < 0) return border_value[channel];
+  if (sx < 0 || sy < 0) return constant_border(channel);
   return __ldg(in + static_cast<size_t>(sy) * pitch + sx);
 }
 
@@ -114,7 +124,7 @@ __device__ __forceinline__ EdgeColumns edge_columns(int xb, int width) {
   for (int k = 0; k < 4; ++k) {
     int channel;
     c.offset[k] = source_column(xb + k, width, channel);
-    c.constant[k] = border_value[channel];
+    c.constant[k] = constant_border(channel);
   }
   return c;
 }

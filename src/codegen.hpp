@@ -53,10 +53,17 @@ struct KernelSchedule {
   int chunks_y = 0;    // kMma: k32 steps of a vertical product
   bool narrow = false; // kMma: the narrow horizontal product (one k32 step per N-tile, whatever chunks_x)
   int resident_per_sm = 0;  // kMma: blocks an SM holds at once (shared memory, launch bounds)
+  int planes = 0;  // kMma: the image's channels blurred as this many one-channel planes, split
+                   // off and merged back by kernels/planes.cu (0: the interleaved rows at once)
 
   /// Dynamic shared memory each launch gives the kernel (0: its shared memory is static).
   unsigned launch_shared_bytes() const { return dynamic_shared ? static_cast<unsigned>(shared_bytes) : 0u; }
 };
+
+/// How the tensor-core kernel takes an image of several channels: its interleaved rows at once
+/// (taps C bytes apart), or one plane per channel (kAuto: planes where its horizontal products
+/// are large enough that skipping the zeros between the taps outweighs the split and merge).
+enum class ChannelLayout { kAuto, kInterleaved, kPlanes };
 
 struct GeneratedKernel {
   std::string source;
@@ -66,22 +73,27 @@ struct GeneratedKernel {
   int channels = 0;  // the image channel count the kernel was generated for
   SampleFormat format = SampleFormat::k8;
   int mid_bytes = 0;  // kGeneral: bytes per intermediate sample between the launches
+  std::string split_entry, merge_entry;  // a planar blur (schedule.planes): before and after it
   KernelSchedule schedule;
 };
 
 /// `arch` is the compute capability the kernel is for (e.g. 90), 0 when not known.
 /// Throws UsageError when `requested` is kTiled or kMma and the spec or arch is outside its
 /// limits, or when a blur only kGeneral computes (see SampleFormat) asks for another variant.
+/// `layout` applies to the tensor-core kernel of more than one channel (kAuto: codegen's pick).
 KernelSchedule choose_schedule(const BlurSpec& spec,
                                KernelVariant requested = KernelVariant::kAuto,
-                               SampleFormat format = SampleFormat::k8, int arch = 0);
+                               SampleFormat format = SampleFormat::k8, int arch = 0,
+                               ChannelLayout layout = ChannelLayout::kAuto);
 GeneratedKernel generate_kernel(const BlurSpec& spec,
                                 KernelVariant requested = KernelVariant::kAuto,
-                                SampleFormat format = SampleFormat::k8, int arch = 0);
+                                SampleFormat format = SampleFormat::k8, int arch = 0,
+                                ChannelLayout layout = ChannelLayout::kAuto);
 
 struct LaunchDims {
   unsigned grid_x = 1;
   unsigned grid_y = 1;
+  unsigned grid_z = 1;  // a planar blur: one grid layer per plane
   unsigned block = 1;
   unsigned dynamic_shared_bytes = 0;  // also the function's opt-in (cuda::allow_dynamic_shared)
 };
@@ -90,5 +102,8 @@ struct LaunchDims {
 /// GPU's SM count, the tensor-core kernel's tiles are narrowed where that spreads a grid of few
 /// waves more evenly over the SMs (its kernel takes the tile width from the grid).
 LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count = 0);
+
+/// Grid and block of a planar blur's split and merge (kernels/planes.cu): 4 pixels a thread.
+LaunchDims plane_copy_dims(int width, int height);
 
 }  // namespace gpublur

@@ -13,5 +13,6 @@ extern const std::string_view kBlurMmaCu;    // kernels/blur_mma.cu
 extern const std::string_view kNaiveBlurCu;  // kernels/naive_blur.cu
 extern const std::string_view kArithmeticCuh;  // kernels/arithmetic.cuh
 extern const std::string_view kBlurGeneralCu;  // kernels/blur_general.cu
+extern const std::string_view kPlanesCu;       // kernels/planes.cu
 
 }  // namespace gpublur

@@ -6,6 +6,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "blur_launch.hpp"
 #include "cuda_driver.hpp"
 #include "errors.hpp"
 
@@ -134,29 +135,17 @@ double ms_since(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-void launch(CUfunction function, const LaunchDims& dims, const cuda::Stream& stream,
-            void** args) {
-  GB_CU_CHECK(cuda::api().cuLaunchKernel(function, dims.grid_x, dims.grid_y, 1, dims.block, 1, 1,
-                                         dims.dynamic_shared_bytes, stream.get(), args, nullptr),
-              "launching the blur kernel");
-}
-
 }  // namespace
 
 struct GpuKernel::Impl {
   cuda::Module module;
-  CUfunction function = nullptr;
-  CUfunction horizontal = nullptr;  // kGeneral's second pass
+  BlurFunctions functions;
 
   Impl(const GeneratedKernel& kernel, const CompiledKernel& compiled)
       : module(compiled.module_image(), "the kernel (" +
                                             std::string(target_name(compiled.plan.target)) +
                                             " for " + compiled.plan.arch.sm() + ")"),
-        function(module.function(kernel.entry.c_str(), kernel.schedule.launch_shared_bytes())) {
-    if (kernel.schedule.variant == KernelVariant::kGeneral) {
-      horizontal = module.function(kernel.horizontal_entry.c_str());
-    }
-  }
+        functions(blur_functions(module, kernel)) {}
 };
 
 GpuKernel::GpuKernel(GpuSession& session, const GeneratedKernel& kernel,
@@ -181,12 +170,6 @@ GpuTimes GpuKernel::blur_in_place(Raster<Sample>& image) const {
   GpuSessionAccess::context(session_).make_current();
   const std::size_t pitch = device_pitch(image.row_bytes());
   const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(image.height));
-  const bool general = kernel_.schedule.variant == KernelVariant::kGeneral;
-  const std::size_t mid_pitch =
-      general ? device_pitch(checked_mul(image.row_samples(),
-                                         static_cast<std::size_t>(kernel_.mid_bytes)))
-              : 0;
-
   GpuTimes times;
   const auto pin_start = std::chrono::steady_clock::now();
   // Owners in dependency order (the session's context outlives them all): the pinned range,
@@ -196,8 +179,10 @@ GpuTimes GpuKernel::blur_in_place(Raster<Sample>& image) const {
   times.pinned = pinned.pinned();
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
-  std::optional<cuda::DeviceBuffer> intermediate;
-  if (general) intermediate.emplace(checked_mul(mid_pitch, static_cast<std::size_t>(image.height)));
+  std::optional<cuda::DeviceBuffer> scratch;  // kGeneral's intermediate, a planar blur's planes
+  if (const std::size_t scratch_bytes = blur_scratch_bytes(kernel_, image.width, image.height)) {
+    scratch.emplace(scratch_bytes);
+  }
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, stop;
 
@@ -205,21 +190,11 @@ GpuTimes GpuKernel::blur_in_place(Raster<Sample>& image) const {
   const CUDA_MEMCPY2D upload = upload_copy(image, source.get(), pitch);
   GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
   uploaded.record(stream);
-  CUdeviceptr in_ptr = source.get(), out_ptr = result.get();
-  int in_pitch = static_cast<int>(pitch), out_pitch = static_cast<int>(pitch);
-  int width = image.width, height = image.height;
+  const int device_pitch_arg = static_cast<int>(pitch);
   const LaunchDims dims = launch_dims(kernel_, image.width, image.height, session_.info().sm_count);
-  if (general) {  // vertical into the intermediate, then horizontal out of it
-    CUdeviceptr mid_ptr = intermediate->get();
-    int mid_pitch_arg = static_cast<int>(mid_pitch);
-    void* vertical_args[] = {&in_ptr, &in_pitch, &mid_ptr, &mid_pitch_arg, &width, &height};
-    launch(impl_->function, dims, stream, vertical_args);
-    void* horizontal_args[] = {&mid_ptr, &mid_pitch_arg, &out_ptr, &out_pitch, &width, &height};
-    launch(impl_->horizontal, dims, stream, horizontal_args);
-  } else {
-    void* args[] = {&in_ptr, &in_pitch, &out_ptr, &out_pitch, &width, &height};
-    launch(impl_->function, dims, stream, args);
-  }
+  launch_blur(kernel_, impl_->functions, dims, {source.get(), device_pitch_arg},
+              {result.get(), device_pitch_arg}, image.width, image.height,
+              scratch ? scratch->get() : 0, stream.get());
   computed.record(stream);
   // The upload was ordered before this on the stream, so the image's memory is free to take
   // the result.

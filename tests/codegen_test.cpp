@@ -8,7 +8,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "blur_launch.hpp"
 #include "codegen.hpp"
+#include "gpu_blur.hpp"
 #include "embedded_kernels.hpp"
 #include "errors.hpp"
 #include "reference_blur.hpp"
@@ -138,7 +140,7 @@ void check_mma_columns(const LaunchDims& d, long long row_units, long long max_u
 
 TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs", "[codegen]") {
   const GeneratedKernel big = generate_kernel(test::make_test_spec(255, 40.0, 4), KernelVariant::kMma,
-                                              SampleFormat::k8, 90);
+                                              SampleFormat::k8, 90, ChannelLayout::kInterleaved);
   const long long widest = big.schedule.tile_w / 32;  // 64 units: 1080p RGBA gets 4 x 17 blocks
   // Large kernels: more, narrower blocks where the widest leave SMs idle (1080p), never wider
   // than twice the widest or 64 units; without an SM count, the widest.
@@ -193,7 +195,8 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
       if (s.variant == KernelVariant::kWide) {
         CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
       } else if (s.variant == KernelVariant::kMma) {
-        CHECK(s.halo >= (size / 2) * channels);
+        CHECK(s.halo >= (size / 2) * (s.planes ? 1 : channels));
+        CHECK((s.planes == 0 || s.planes == channels));
         CHECK(s.halo % 16 == 0);
         CHECK(s.tile_h == s.block_threads / 2);  // 16 rows per warp
         CHECK(s.tile_w % 32 == 0);
@@ -207,4 +210,54 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
       }
     }
   }
+}
+
+TEST_CASE("large kernels of several channels blur one plane per channel", "[codegen]") {
+  const auto kernel = [](int size, int channels, ChannelLayout layout = ChannelLayout::kAuto) {
+    return generate_kernel(test::make_test_spec(size, size / 6.0, channels), KernelVariant::kAuto,
+                           SampleFormat::k8, 90, layout);
+  };
+  // Planes from an interleaved halo of 65 bytes (the taps of a plane are 1 byte apart, not C),
+  // never for one channel.
+  CHECK(kernel(255, 4).schedule.planes == 4);
+  CHECK(kernel(101, 3).schedule.planes == 3);
+  CHECK(kernel(51, 3).schedule.planes == 3);   // halo 75
+  CHECK(kernel(67, 2).schedule.planes == 2);   // 66
+  CHECK(kernel(65, 2).schedule.planes == 0);   // 64
+  CHECK(kernel(33, 4).schedule.planes == 0);   // 64
+  CHECK(kernel(7, 4).schedule.planes == 0);
+  CHECK(kernel(255, 1).schedule.planes == 0);
+  CHECK(kernel(255, 4, ChannelLayout::kInterleaved).schedule.planes == 0);
+  CHECK(kernel(7, 3, ChannelLayout::kPlanes).schedule.planes == 3);
+  CHECK(kernel(7, 1, ChannelLayout::kPlanes).schedule.planes == 0);
+
+  // A one-channel kernel with the image's channels as grid layers, and the split and merge.
+  const GeneratedKernel k = kernel(255, 4);
+  CHECK(k.channels == 4);
+  CHECK(k.schedule.variant == KernelVariant::kMma);
+  CHECK(k.schedule.halo == 128);  // radius 127 of one channel, not 508 bytes
+  CHECK(k.source.find("#define GB_CHANNELS 1\n") != std::string::npos);
+  CHECK(k.source.find("#define GB_PLANES 4\n") != std::string::npos);
+  CHECK(k.source.find("gb_split_planes") != std::string::npos);
+  CHECK(k.split_entry == "gb_split_planes");
+  CHECK(k.merge_entry == "gb_merge_planes");
+  CHECK(k.name.find("_planes") != std::string::npos);
+  CHECK(kernel(255, 4, ChannelLayout::kInterleaved).source.find("#define GB_PLANES") == std::string::npos);
+
+  const LaunchDims d = launch_dims(k, 1920, 1080, 132);
+  CHECK(d.grid_z == 4);
+  check_mma_columns(d, 60, 2 * k.schedule.tile_w / 32);  // 1920 one-byte columns
+  CHECK(launch_dims(kernel(255, 4, ChannelLayout::kInterleaved), 1920, 1080, 132).grid_z == 1);
+
+  // The split and merge: 4 pixels a thread, every row.
+  for (int width : {1, 4, 5, 1920, 1921}) {
+    CAPTURE(width);
+    const LaunchDims c = plane_copy_dims(width, 33);
+    CHECK(static_cast<long long>(c.grid_x) * c.block * 4 >= width);
+    CHECK(static_cast<long long>(c.grid_x - 1) * c.block * 4 < width);
+    CHECK(c.grid_y == 33);
+  }
+  // Two planar buffers besides the input and output; none for an interleaved blur.
+  CHECK(blur_scratch_bytes(k, 1921, 10) == 2 * 4 * 10 * device_pitch(1921));
+  CHECK(blur_scratch_bytes(kernel(7, 4), 1921, 10) == 0);
 }

@@ -21,6 +21,7 @@ namespace {
 struct Run {
   KernelVariant variant;
   Target target;
+  ChannelLayout layout = ChannelLayout::kAuto;
 };
 
 // One image and spec, and the kernel variants and targets that must reproduce the CPU's bytes.
@@ -44,8 +45,8 @@ std::vector<Run> runs_for(const BlurSpec& spec, bool with_ptx, bool with_naive) 
 }
 
 // The kernel as the program generates it for this GPU.
-GeneratedKernel kernel_for(const BlurSpec& spec, KernelVariant variant) {
-  return generate_kernel(spec, variant, SampleFormat::k8, gpu().arch.number());
+GeneratedKernel kernel_for(const BlurSpec& spec, const Run& run) {
+  return generate_kernel(spec, run.variant, SampleFormat::k8, gpu().arch.number(), run.layout);
 }
 
 void require_gpu_equals_cpu(const std::vector<Case>& cases) {
@@ -55,7 +56,7 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
   const NvrtcVersion nvrtc = nvrtc_version();
   for (const Case& c : cases) {
     for (const Run& run : c.runs) {
-      GeneratedKernel kernel = kernel_for(c.spec, run.variant);
+      GeneratedKernel kernel = kernel_for(c.spec, run);
       Key key{kernel.source, run.target};
       if (compiled.count(key)) continue;
       const CompilePlan plan = plan_compile(gpu().arch, run.target, nvrtc);
@@ -67,10 +68,10 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
   for (const Case& c : cases) {
     const Image cpu = blur_on_cpu(c.image, c.spec);
     for (const Run& run : c.runs) {
-      const GeneratedKernel kernel = kernel_for(c.spec, run.variant);
+      const GeneratedKernel kernel = kernel_for(c.spec, run);
       CAPTURE(c.image.width, c.image.height, c.image.channels, c.spec.x.size,
               border_name(c.spec.border), variant_name(kernel.schedule.variant),
-              target_name(run.target));
+              kernel.schedule.planes, target_name(run.target));
       const Image out =
           blur_on_gpu(session(), c.image, kernel, compiled.at({kernel.source, run.target}).get())
               .output;
@@ -152,6 +153,30 @@ TEST_CASE("GPU == CPU for 101 and 255 on every border and shape", "[gpu]") {
   require_gpu_equals_cpu(cases);
 }
 
+// Planes (kernels/planes.cu) whatever the radius, and the interleaved rows where auto takes
+// planes: every channel count, border (one constant per channel) and width modulo 4.
+TEST_CASE("GPU == CPU for planar and interleaved blurs of several channels", "[gpu]") {
+  std::vector<Case> cases;
+  for (Border border : {Border::kClamp, Border::kReflect101, Border::kWrap, Border::kConstant}) {
+    for (auto [width, height, channels, size] :
+         std::vector<std::tuple<int, int, int, int>>{{1, 5, 2, 7},
+                                                     {6, 3, 3, 9},
+                                                     {333, 97, 4, 7},
+                                                     {1030, 70, 3, 65},
+                                                     {517, 301, 2, 101},
+                                                     {1921, 40, 4, 255}}) {
+      const Image in = test::random_image(width, height, channels, 55);
+      const BlurSpec spec =
+          test::make_test_spec(size, size / 6.0, channels, border, {7, 250, 128, 3});
+      if (!mma_supports(spec, gpu().arch.number())) continue;
+      cases.push_back({in, spec,
+                       {{KernelVariant::kMma, Target::kCubin, ChannelLayout::kPlanes},
+                        {KernelVariant::kMma, Target::kCubin, ChannelLayout::kInterleaved}}});
+    }
+  }
+  require_gpu_equals_cpu(cases);
+}
+
 TEST_CASE("GPU == CPU for anisotropic kernels", "[gpu]") {
   std::vector<Case> cases;
   for (auto [sx, sy, channels] : std::vector<std::tuple<int, int, int>>{
@@ -178,7 +203,7 @@ TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fa
 TEST_CASE("GPU result is within 1 LSB of the float64 reference", "[gpu]") {
   const Image in = test::random_image(61, 47, 3, 11);
   const BlurSpec spec = test::make_test_spec(7, 1.5, 3);
-  const GeneratedKernel kernel = kernel_for(spec, KernelVariant::kAuto);
+  const GeneratedKernel kernel = kernel_for(spec, Run{KernelVariant::kAuto, Target::kCubin});
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
   const Image out = blur_on_gpu(session(), in, kernel, compiled).output;
@@ -187,7 +212,7 @@ TEST_CASE("GPU result is within 1 LSB of the float64 reference", "[gpu]") {
 
 TEST_CASE("a loaded kernel blurs images in place, pinned, again and again", "[gpu]") {
   const BlurSpec spec = test::make_test_spec(7, 1.5, 3);
-  const GeneratedKernel kernel = kernel_for(spec, KernelVariant::kAuto);
+  const GeneratedKernel kernel = kernel_for(spec, Run{KernelVariant::kAuto, Target::kCubin});
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu().arch, Target::kCubin, nvrtc_version()));
   const GpuKernel loaded(session(), kernel, compiled);
