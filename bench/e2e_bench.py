@@ -5,8 +5,12 @@ in the same session on the same files, beside gpublur_gpu_floor (a process that 
 closes a CUDA context: the driver's own floor), ended as gpublur ends (detached) and waited for
 to the end. Prints medians and ratios as a Markdown table.
 
-usage: e2e_bench.py GPUBLUR PEERS_DIR WORKDIR [--rounds N]
+usage: e2e_bench.py GPUBLUR PEERS_DIR WORKDIR [--rounds N] [--settle S]
 (gpublur_gpu_floor is looked for beside GPUBLUR.)
+Each command starts S seconds (default 0.5) after the one before: a GPU process's teardown can
+outlast it, and a process that starts while another still holds the GPU finds the driver's
+start-up far shorter (H100 host: 15-35 ms instead of 100-200), so back to back the order of the
+rows, not the commands, would set the times. startup_probe.py times back-to-back runs apart.
 PEERS_DIR holds coldstart.py and anchors.py; needs numpy and cv2 (the device machine has both).
 """
 import argparse, os, shutil, statistics, subprocess, sys, time
@@ -45,6 +49,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("gpublur"); ap.add_argument("peers"); ap.add_argument("work")
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--settle", type=float, default=0.5)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
     sizes = {"1920x1080": (1920, 1080), "3840x2160": (3840, 2160)}
@@ -60,24 +65,29 @@ def main():
         runs = {"gpublur, warm cache": [], "gpublur, warm cache, --no-detach": [],
                 "gpublur, cold cache": [], "OpenCV-Python one-liner": [],
                 "seed pipeline (coldstart.py cubin)": [], FLOOR_1: [], FLOOR_W: []}
+        def timed(name, cmd, env=None):
+            time.sleep(a.settle)
+            runs[name].append(wall(cmd, env))
+
         for i in range(a.rounds):  # alternate, so drift in the machine's state hits all alike
-            runs["gpublur, warm cache"].append(wall(blur + ["--cache-dir", warm_cache]))
-            runs["gpublur, warm cache, --no-detach"].append(
-                wall(blur + ["--cache-dir", warm_cache, "--no-detach"]))
+            timed("gpublur, warm cache", blur + ["--cache-dir", warm_cache])
+            timed("gpublur, warm cache, --no-detach", blur + ["--cache-dir", warm_cache, "--no-detach"])
             cold = os.path.join(a.work, f"cold-{name}-{i}")
-            runs["gpublur, cold cache"].append(wall(blur + ["--cache-dir", cold]))
+            timed("gpublur, cold cache", blur + ["--cache-dir", cold])
             shutil.rmtree(cold, ignore_errors=True)
-            runs["OpenCV-Python one-liner"].append(wall([sys.executable, "-c", ONE_LINER, src, out]))
-            runs["seed pipeline (coldstart.py cubin)"].append(
-                wall([sys.executable, os.path.join(a.peers, "coldstart.py"), "cubin", src, out, "7", "1.5"]))
-            runs[FLOOR_1].append(wall([floor, "--detach"]))
-            runs[FLOOR_W].append(wall([floor]))
+            timed("OpenCV-Python one-liner", [sys.executable, "-c", ONE_LINER, src, out])
+            timed("seed pipeline (coldstart.py cubin)",
+                  [sys.executable, os.path.join(a.peers, "coldstart.py"), "cubin", src, out, "7", "1.5"])
+            timed(FLOOR_1, [floor, "--detach"])
+            timed(FLOOR_W, [floor])
         med = {k: statistics.median(v) for k, v in runs.items()}
         for k, v in med.items():
             rows.append((name, k, v, med["gpublur, warm cache"] / v, min(runs[k]), max(runs[k])))
+        time.sleep(a.settle)
         timings = subprocess.run(blur + ["--cache-dir", warm_cache, "--timings"], capture_output=True, text=True)
         print(f"\n{name}, one warm gpublur run with --timings:\n{timings.stderr}")
-    print(f"\nwhole process, PNG to PNG, 7x7 sigma 1.5, median of {a.rounds} alternating rounds\n")
+    print(f"\nwhole process, PNG to PNG, 7x7 sigma 1.5, median of {a.rounds} alternating rounds, "
+          f"each command {a.settle} s after the one before\n")
     print("| image | command | median ms | gpublur warm / this | min ms | max ms |")
     print("|---|---|---|---|---|---|")
     for r in rows:

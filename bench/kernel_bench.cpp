@@ -12,11 +12,13 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "blur_launch.hpp"
 #include "codegen.hpp"
 #include "cpu_blur.hpp"
 #include "cuda_driver.hpp"
@@ -84,7 +86,8 @@ double median_ms(const cuda::Stream& stream, int warmup, int iters,
 struct LoadedKernel {
   GeneratedKernel kernel;
   cuda::Module module;
-  CUfunction function;
+  BlurFunctions functions;
+  std::optional<cuda::DeviceBuffer> scratch;  // kGeneral's intermediate, a planar blur's planes
 };
 
 // Experiment knobs: the tensor-core kernel's __launch_bounds__ blocks per SM, overriding
@@ -97,11 +100,16 @@ std::string g_mma_source;  // experiment: a file that replaces blur_mma.cu in th
 int g_mma_units = 0;       // the tile width of the row being timed, from --mma-units (0: launch_dims', -1: widest)
 int g_sm_count = 0;
 
+// 32-byte units of a row the kernel walks: a planar blur's rows are one channel.
+long long row_units(const GeneratedKernel& kernel, int width) {
+  return (static_cast<long long>(width) * (kernel.schedule.planes ? 1 : kernel.channels) + 31) / 32;
+}
+
 LaunchDims bench_launch_dims(const GeneratedKernel& kernel, int width, int height) {
   const bool widest = g_widest_tiles || g_mma_units < 0;
   LaunchDims d = launch_dims(kernel, width, height, widest ? 0 : g_sm_count);
   if (kernel.schedule.variant == KernelVariant::kMma && g_mma_units > 0) {
-    const long long units = (static_cast<long long>(width) * kernel.channels + 31) / 32;
+    const long long units = row_units(kernel, width);
     d.grid_x = static_cast<unsigned>((units + g_mma_units - 1) / g_mma_units);
   }
   return d;
@@ -115,8 +123,9 @@ void redefine(std::string& source, const std::string& name, int old_value, int n
   source.replace(at, from.size(), "#define " + name + " " + std::to_string(new_value) + "\n");
 }
 
-LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gpu) {
-  GeneratedKernel kernel = generate_kernel(spec, variant, SampleFormat::k8, gpu.arch.number());
+LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gpu, const Size& size,
+                  ChannelLayout layout = ChannelLayout::kAuto) {
+  GeneratedKernel kernel = generate_kernel(spec, variant, SampleFormat::k8, gpu.arch.number(), layout);
   KernelSchedule& s = kernel.schedule;
   if (s.variant == KernelVariant::kMma && g_mma_min_blocks > 0) {
     redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, g_mma_min_blocks);
@@ -134,31 +143,32 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
   cuda::Module module(compiled.module_image(), kernel.name);
-  const CUfunction f = module.function(
-      kernel.entry.c_str(), kernel.schedule.launch_shared_bytes());
-  return {std::move(kernel), std::move(module), f};
+  const BlurFunctions functions = blur_functions(module, kernel);
+  LoadedKernel loaded{std::move(kernel), std::move(module), functions, std::nullopt};
+  if (const std::size_t bytes = blur_scratch_bytes(loaded.kernel, size.width, size.height)) {
+    loaded.scratch.emplace(bytes);
+  }
+  return loaded;
 }
 
+// The whole blur, as gpublur launches it: a planar blur's split and merge included.
 void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, int height,
             const cuda::Stream& s) {
-  CUdeviceptr in = b.in[i % b.in.size()].get(), out = b.out[i % b.out.size()].get();
-  int pitch = static_cast<int>(b.pitch), w = width, h = height;
-  void* args[] = {&in, &pitch, &out, &pitch, &w, &h};
-  const LaunchDims d = bench_launch_dims(k.kernel, width, height);
-  GB_CU_CHECK(cuda::api().cuLaunchKernel(k.function, d.grid_x, d.grid_y, 1, d.block, 1, 1, d.dynamic_shared_bytes,
-                                         s.get(), args, nullptr),
-              "launching " + k.kernel.name);
+  const int pitch = static_cast<int>(b.pitch);
+  launch_blur(k.kernel, k.functions, bench_launch_dims(k.kernel, width, height),
+              {b.in[i % b.in.size()].get(), pitch}, {b.out[i % b.out.size()].get(), pitch}, width, height,
+              k.scratch ? k.scratch->get() : 0, s.get());
 }
 
 // "mma 480x64": the variant and the tile (bytes x rows) this image's launch used.
 std::string kernel_label(const LoadedKernel& k, const Size& size) {
   const LaunchDims d = bench_launch_dims(k.kernel, size.width, size.height);
-  const long long units = (static_cast<long long>(size.width) * k.kernel.channels + 31) / 32;
+  const long long units = row_units(k.kernel, size.width);
   const long long tile_w = k.kernel.schedule.variant == KernelVariant::kMma
                                ? 32 * ((units + d.grid_x - 1) / d.grid_x)
                                : k.kernel.schedule.tile_w;
-  return std::string(variant_name(k.kernel.schedule.variant)) + " " + std::to_string(tile_w) + "x" +
-         std::to_string(k.kernel.schedule.tile_h);
+  return std::string(variant_name(k.kernel.schedule.variant)) + (k.kernel.schedule.planes ? " planes " : " ") +
+         std::to_string(tile_w) + "x" + std::to_string(k.kernel.schedule.tile_h);
 }
 
 std::vector<unsigned char> download(const cuda::DeviceBuffer& buffer, std::size_t bytes,
@@ -189,7 +199,15 @@ struct Config {
   int iters = 30;
   int naive_max = 31;  // the naive kernel is (2r+1)^2: beyond this it takes seconds per image
   std::vector<int> mma_units{0};  // experiment: tile widths to time the mma kernel at (0: launch_dims')
+  std::vector<std::string> layouts{"auto"};  // experiment: channel layouts of the mma kernel, one row each
 };
+
+ChannelLayout parse_layout(const std::string& name) {
+  if (name == "auto") return ChannelLayout::kAuto;
+  if (name == "interleaved") return ChannelLayout::kInterleaved;
+  if (name == "planes") return ChannelLayout::kPlanes;
+  throw std::runtime_error("--layouts: auto, interleaved or planes, not " + name);
+}
 
 int run(const Config& config) {
   std::string why;
@@ -236,32 +254,40 @@ int run(const Config& config) {
         spec.x = make_weights(ksize, sigma_for_size(ksize));
         spec.y = spec.x;
         spec.channels = channels;
-        const LoadedKernel fast = load(spec, KernelVariant::kAuto, *gpu);
-        // One row per tile width asked for (--mma-units; a single 0 is launch_dims' choice),
-        // each with its own time and its own output, checked against the same references.
+        // One row per channel layout (--layouts) and tile width (--mma-units; a single 0 is
+        // launch_dims' choice), each with its own time and output, checked against the same
+        // references.
         struct Timed {
           int units;
           double ms;
           std::vector<unsigned char> out;
+          std::string label;
+          KernelVariant variant;
         };
         std::vector<Timed> timed;
-        for (int units : config.mma_units) {
-          g_mma_units = units;
-          const double ms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
-            launch(fast, b, i, size.width, size.height, stream);
-          });
-          timed.push_back({units, ms, download(b.out[0], b.bytes, stream)});
-          if (fast.kernel.schedule.variant != KernelVariant::kMma) break;  // no tile widths
+        for (const std::string& layout : config.layouts) {
+          const LoadedKernel fast = load(spec, KernelVariant::kAuto, *gpu, size, parse_layout(layout));
+          for (int units : config.mma_units) {
+            g_mma_units = units;
+            const double ms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
+              launch(fast, b, i, size.width, size.height, stream);
+            });
+            timed.push_back({units, ms, download(b.out[0], b.bytes, stream), kernel_label(fast, size),
+                             fast.kernel.schedule.variant});
+            if (fast.kernel.schedule.variant != KernelVariant::kMma) break;  // no tile widths
+          }
+          if (channels == 1 || fast.kernel.schedule.variant != KernelVariant::kMma) break;  // one layout
         }
         const double ms = timed.front().ms;
+        const KernelVariant fast_variant = timed.front().variant;
 
         // The fastest kernel without tensor cores (tiled, else wide), where auto chose another:
         // what the tensor-core kernel gains, and a second check of its bytes.
         std::string tiled_col = "-", tiled_ratio = "-";
         std::vector<std::pair<std::string, std::vector<unsigned char>>> references;
         const KernelVariant previous = tiled_supports(spec) ? KernelVariant::kTiled : KernelVariant::kWide;
-        if (fast.kernel.schedule.variant != previous) {
-          const LoadedKernel other = load(spec, previous, *gpu);
+        if (fast_variant != previous) {
+          const LoadedKernel other = load(spec, previous, *gpu, size);
           const int iters = previous == KernelVariant::kWide ? 5 : config.iters;
           const double tms = median_ms(stream, 1, iters, [&](std::size_t i) {
             launch(other, b, i, size.width, size.height, stream);
@@ -272,7 +298,7 @@ int run(const Config& config) {
         }
         std::string naive_col = "-", naive_ratio = "-";
         if (ksize <= config.naive_max) {
-          const LoadedKernel naive = load(spec, KernelVariant::kNaive, *gpu);
+          const LoadedKernel naive = load(spec, KernelVariant::kNaive, *gpu, size);
           const int iters = ksize >= 31 ? 5 : config.iters;
           const double nms = median_ms(stream, 1, iters, [&](std::size_t i) {
             launch(naive, b, i, size.width, size.height, stream);
@@ -308,7 +334,7 @@ int run(const Config& config) {
               "| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s | "
               "%s | %s |\n",
               size.name, channels, ksize, copy_ms, t.ms, t.ms / copy_ms, moved / t.ms / 1e6,
-              pixels / t.ms / 1e6, kernel_label(fast, size).c_str(), tiled_col.c_str(),
+              pixels / t.ms / 1e6, t.label.c_str(), tiled_col.c_str(),
               tiled_ratio.c_str(), naive_col.c_str(), naive_ratio.c_str(), npp_col.c_str(),
               npp_ratio.c_str(), check.c_str());
         }
@@ -335,6 +361,9 @@ int main(int argc, char** argv) {
                  "experiment: the mma kernel's __launch_bounds__ blocks per SM (0: codegen's)");
   app.add_option("--mma-source", gpublur::bench::g_mma_source,
                  "experiment: compile this file in place of kernels/blur_mma.cu (results checked as always)");
+  app.add_option("--layouts", config.layouts,
+                 "experiment: the mma kernel's channel layouts, one row each: auto, interleaved, planes")
+      ->delimiter(',');
   app.add_option("--mma-units", config.mma_units,
                  "experiment: the mma kernel's tile widths in 32-byte units, one row each (0: "
                  "launch_dims' choice, -1: its widest)")
