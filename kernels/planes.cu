@@ -14,19 +14,24 @@ namespace gb {
 
 constexpr int kPlanes = GB_PLANES;
 
+// A thread's 4 pixels: where they lie in the interleaved image and in plane 0 of the planar
+// buffer (plane k is k plane_bytes further on).
 struct PlaneCopy {
-  int group;  // the thread's 4 pixels: 4 group .. 4 group + 3
-  int y;
+  int group;  // pixels 4 group .. 4 group + 3 of row blockIdx.y
   bool whole;  // all 4 inside the row
   bool any;    // at least one inside
+  size_t interleaved, planar, plane_bytes;
 };
 
-__device__ __forceinline__ PlaneCopy plane_copy(int width, int height) {
+__device__ __forceinline__ PlaneCopy plane_copy(int interleaved_pitch, int plane_pitch, int width, int height) {
   PlaneCopy c;
   c.group = blockIdx.x * blockDim.x + threadIdx.x;
-  c.y = blockIdx.y;
-  c.whole = 4 * c.group + 4 <= width && c.y < height;
-  c.any = 4 * c.group < width && c.y < height;
+  const int y = blockIdx.y;
+  c.whole = 4 * c.group + 4 <= width && y < height;
+  c.any = 4 * c.group < width && y < height;
+  c.interleaved = static_cast<size_t>(y) * interleaved_pitch + 4 * kPlanes * c.group;
+  c.planar = static_cast<size_t>(y) * plane_pitch + 4 * c.group;
+  c.plane_bytes = static_cast<size_t>(plane_pitch) * height;
   return c;
 }
 
@@ -36,11 +41,11 @@ extern "C" __global__ void gb_split_planes(const unsigned char* __restrict__ in,
                                            unsigned char* __restrict__ planes, int plane_pitch, int width,
                                            int height) {
   using namespace gb;
-  const PlaneCopy c = plane_copy(width, height);
+  const PlaneCopy c = plane_copy(in_pitch, plane_pitch, width, height);
   if (!c.any) return;
-  const unsigned char* row = in + static_cast<size_t>(c.y) * in_pitch + 4 * kPlanes * c.group;
-  unsigned char* plane_row = planes + static_cast<size_t>(c.y) * plane_pitch + 4 * c.group;
-  const size_t plane_bytes = static_cast<size_t>(plane_pitch) * height;
+  const unsigned char* row = in + c.interleaved;
+  unsigned char* plane_row = planes + c.planar;
+  const size_t plane_bytes = c.plane_bytes;
   if (c.whole) {
     unsigned w[kPlanes];  // pixel p, channel k: byte p * kPlanes + k of the run
 #pragma unroll
@@ -66,11 +71,11 @@ extern "C" __global__ void gb_merge_planes(const unsigned char* __restrict__ pla
                                            unsigned char* __restrict__ out, int out_pitch, int width,
                                            int height) {
   using namespace gb;
-  const PlaneCopy c = plane_copy(width, height);
+  const PlaneCopy c = plane_copy(out_pitch, plane_pitch, width, height);
   if (!c.any) return;
-  const unsigned char* plane_row = planes + static_cast<size_t>(c.y) * plane_pitch + 4 * c.group;
-  unsigned char* row = out + static_cast<size_t>(c.y) * out_pitch + 4 * kPlanes * c.group;
-  const size_t plane_bytes = static_cast<size_t>(plane_pitch) * height;
+  const unsigned char* plane_row = planes + c.planar;
+  unsigned char* row = out + c.interleaved;
+  const size_t plane_bytes = c.plane_bytes;
   if (c.whole) {
     unsigned v[kPlanes];  // channel k of pixels 0..3
 #pragma unroll
