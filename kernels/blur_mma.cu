@@ -34,6 +34,8 @@
 // A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
 // (horizontal_task_narrow): each 8-output N-tile needs one k32 chunk of the window, not two, and
 // every N-tile the same tap fragments, which stay in registers: half the products, no tap loads.
+// A halo of at most 4 bytes (gray up to 9 x 9, 3 x 3 of any channel count) needs only 16 window
+// columns per N-tile, and takes the k16 form of it: half the tensor work again, 2/3 of the loads.
 //
 // Large kernels need more k32 steps per product, not another structure: each vertical step
 // multiplies ceil((16 + 2r) / 32) chunks of staged rows, each horizontal one 1 + pad / 16 chunks
@@ -74,6 +76,8 @@ constexpr int kStageBytes = 32 * kSlotRows;              // 32 bytes per staged 
 // requests and their shared-memory wavefronts of a pad of 16); a unit's window then spans 3 chunks.
 constexpr int kNarrowLead = 12;
 constexpr bool kNarrow = kHaloX <= kNarrowLead && kPad == 32;
+constexpr int kTinyLead = 4;
+constexpr bool kTiny = kNarrow && kHaloX <= kTinyLead;  // the k16 narrow product
 constexpr int kRing = kChunksX;                          // intermediate chunks: one window
 // The narrow product reads a window as one run of columns, so slots 3 and 4 keep copies of
 // slots 0 and 1: unit u's window is slots u % 3 .. u % 3 + 2 in order.
@@ -209,6 +213,20 @@ __device__ __forceinline__ void mma_u8_first(unsigned (&d)[4], const unsigned (&
       "{%10,%10,%10,%10};"
       : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(c));
+}
+
+// The k16 forms: d (+)= a (16x16 u8, a0 row g and a1 row g + 8, k = 4t .. 4t + 3) x b (16x8 u8,
+// k = 4t .. 4t + 3, column g).
+__device__ __forceinline__ void mma16_u8(unsigned (&d)[4], unsigned a0, unsigned a1, unsigned b) {
+  asm("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+      : "r"(a0), "r"(a1), "r"(b));
+}
+__device__ __forceinline__ void mma16_u8_first(unsigned (&d)[4], unsigned a0, unsigned a1, unsigned b,
+                                               unsigned c = 0u) {
+  asm("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%7,%7,%7};"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a0), "r"(a1), "r"(b), "r"(c));
 }
 
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
@@ -617,8 +635,8 @@ struct NarrowTaps {
   unsigned b[2][2];  // [low, high byte][b0, b1]
 };
 __device__ __forceinline__ NarrowTaps narrow_taps(Lane l) {
-  // b0: k = 4t + e, n = g: window column k - kNarrowLead is input delta k - kNarrowLead - n; b1: k + 16.
-  const int d = 4 * l.t - kNarrowLead - l.g;
+  // b0: k = 4t + e, n = g: window column k - lead is input delta k - lead - n; b1: k + 16 (k32 only).
+  const int d = 4 * l.t - (kTiny ? kTinyLead : kNarrowLead) - l.g;
   NarrowTaps taps;
 #pragma unroll
   for (int hi = 0; hi < 2; ++hi) taps.b[hi][0] = window_x(hi, d), taps.b[hi][1] = window_x(hi, d + 16);
@@ -650,15 +668,20 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
   }
 }
 
-// Unit u's outputs are intermediate columns 32u + 32 .. 32u + 63 (kPad = 32), its window 32u + 20
-// .. 32u + 75, in plane slots u % 3 .. u % 3 + 2 (kSlot: u % 3, known where the caller runs steps
-// in threes). N-tile j's a2 and a3 are N-tile j + 2's a0 and a1, so a lane loads 6 words of each
-// row and plane, not 8. load_lane: the shared address of the lane's first word (row g, window
-// byte 4t) of a unit whose window starts in the low plane's slot 0.
-template <int kSlot, bool kInside>
-__device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, int unit,
-                                                       Lane l, const OutputTarget& target) {
-  const unsigned lane_offset = load_lane + 32 * kSlot;
+// The output byte of b = 2^16 hh + 2^8 mid + ll (the rounding already in; mod 2^32, exact) for
+// the four results of an N-tile: bytes of row g (outputs 2t, 2t + 1), then of row g + 8.
+__device__ __forceinline__ unsigned narrow_outputs(const unsigned (&ll)[4], const unsigned (&mid)[4],
+                                                   const unsigned (&hh)[4]) {
+  unsigned b[4];
+#pragma unroll
+  for (int f = 0; f < 4; ++f) b[f] = hh[f] * 65536u + mid[f] * 256u + ll[f];
+  return pack_top_bytes(b[0], b[1], b[2], b[3]);
+}
+
+// The k32 form. N-tile j's window is bytes 8j - kNarrowLead .. + 31 of the unit's outputs; its
+// a2 and a3 are N-tile j + 2's a0 and a1, so a lane loads 6 words of each row and plane, not 8.
+// lane_offset: the shared address of the lane's first word (row g, window byte 4t).
+__device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
   unsigned lo[2][6], hi[2][6];  // [row g, g + 8][i]: window bytes 4t + 8i .. + 3
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
@@ -668,7 +691,6 @@ __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const
       hi[h][i] = lds32(lane_offset + kPlaneBytes + 8 * h * kPlaneStride + 8 * i);
     }
   }
-  unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
@@ -679,10 +701,46 @@ __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const
     mma_u8_first(mid, m_lo, taps.b[1][0], taps.b[1][1]);
     mma_u8(mid, m_hi, taps.b[0][0], taps.b[0][1]);
     mma_u8_first(hh, m_hi, taps.b[1][0], taps.b[1][1]);
-    unsigned b[4];
+    w[j] = narrow_outputs(ll, mid, hh);
+  }
+}
+
+// The k16 form (kTiny). N-tile j's window is bytes 8j - kTinyLead .. + 15 of the unit's outputs:
+// a lane loads 4 words of each row and plane, one per N-tile.
+__device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
+  const unsigned first = lane_offset + kNarrowLead - kTinyLead;  // window byte 4t of N-tile 0
+  unsigned lo[2][4], hi[2][4];  // [row g, g + 8][j]
 #pragma unroll
-    for (int f = 0; f < 4; ++f) b[f] = hh[f] * 65536u + mid[f] * 256u + ll[f];  // rounding already in; mod 2^32, exact
-    w[j] = pack_top_bytes(b[0], b[1], b[2], b[3]);
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+      lo[h][j] = lds32(first + 8 * h * kPlaneStride + 8 * j);
+      hi[h][j] = lds32(first + kPlaneBytes + 8 * h * kPlaneStride + 8 * j);
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    unsigned ll[4], mid[4], hh[4];
+    mma16_u8_first(ll, lo[0][j], lo[1][j], taps.b[0][0], kHorizontalC);
+    mma16_u8_first(mid, lo[0][j], lo[1][j], taps.b[1][0]);
+    mma16_u8(mid, hi[0][j], hi[1][j], taps.b[0][0]);
+    mma16_u8_first(hh, hi[0][j], hi[1][j], taps.b[1][0]);
+    w[j] = narrow_outputs(ll, mid, hh);
+  }
+}
+
+// Unit u's outputs are intermediate columns 32u + 32 .. 32u + 63 (kPad = 32), its window 32u + 20
+// .. 32u + 75 (k16: 32u + 28 .. 32u + 67), in plane slots u % 3 .. u % 3 + 2 (kSlot: u % 3, known
+// where the caller runs steps in threes). load_lane: the shared address of the lane's first word
+// (row g, window byte 4t) of a unit whose window starts in the low plane's slot 0.
+template <int kSlot, bool kInside>
+__device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, int unit,
+                                                       Lane l, const OutputTarget& target) {
+  unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
+  if (kTiny) {
+    narrow_tiles_k16(load_lane + 32 * kSlot, taps, w);
+  } else {
+    narrow_tiles_k32(load_lane + 32 * kSlot, taps, w);
   }
   quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
   unsigned result[2][2];
@@ -778,10 +836,16 @@ struct Walk {
     }
   }
 
+  // The copies of the first kStages - 1 steps.
   template <bool kInside>
-  __device__ __forceinline__ void run() {
+  __device__ __forceinline__ void prime() {
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) stage<kInside>(s);
+  }
+
+  // The steps, once prime() has run.
+  template <bool kInside>
+  __device__ __forceinline__ void run() {
     if (kNarrow) {  // in threes, for the ring's constant slots
 #pragma unroll 1
       for (int task = 0; task < column_tasks; task += 3) {
@@ -822,13 +886,9 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   in += static_cast<size_t>(blockIdx.z) * in_pitch * height;
   out += static_cast<size_t>(blockIdx.z) * out_pitch * height;
 #endif
-  const TapSource taps = kNarrow ? TapSource{} : build_tap_source(shared);
-  const NarrowTaps narrow = kNarrow ? narrow_taps(l) : NarrowTaps{};
-  const WeightsY weights = build_weights_y(shared + kTapBytes, l, lane);
-  __syncthreads();
-  if (y_first >= height) return;
+  const bool active = y_first < height;  // a warp below the image only helps build the block's tables
   unsigned char* stages = shared + kTapBytes + kWeightBytes + warp * kWarpShared;
-  if (kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows
+  if (active && kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows
 #pragma unroll
     for (int s = 0; s < kStages; ++s) {
       *reinterpret_cast<unsigned*>(stages + s * kStageBytes + stage_offset(kRoundRow, lane >> 2) + 4 * (lane & 3)) =
@@ -840,9 +900,24 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
 
   Walk walk{in, in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane, l,
             stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, 0, 0, 0,
-            weights, taps, narrow, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
-  walk.start();
-  if (walk.inside(tile_units)) {  // most warps: a walk without border checks
+            WeightsY{}, TapSource{}, NarrowTaps{}, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
+  // The first steps' copies go out before the taps are read (from global memory, a DRAM miss at
+  // the kernel's start), so that the two latencies overlap instead of adding up.
+  const bool inside = walk.inside(tile_units);  // most warps: a walk without border checks
+  if (active) {
+    walk.start();
+    if (inside) {
+      walk.prime<true>();
+    } else {
+      walk.prime<false>();
+    }
+  }
+  walk.taps = kNarrow ? TapSource{} : build_tap_source(shared);
+  walk.narrow = kNarrow ? narrow_taps(l) : NarrowTaps{};
+  walk.weights = build_weights_y(shared + kTapBytes, l, lane);
+  if (kTapBytes + kWeightBytes > 0) __syncthreads();  // the block's tables are complete
+  if (!active) return;
+  if (inside) {
     walk.run<true>();
   } else {
     walk.run<false>();

@@ -126,6 +126,11 @@ constexpr int kMmaNarrowLead = 12;  // blur_mma.cu's kNarrowLead
 bool mma_narrow(const BlurSpec& spec, int pad) {
   return spec.x.radius() * spec.channels <= kMmaNarrowLead && pad == 32;
 }
+constexpr int kMmaTinyLead = 4;  // blur_mma.cu's kTinyLead
+// Whether the narrow product takes its k16 form (blur_mma.cu's kTiny).
+bool mma_tiny(const BlurSpec& spec, int pad) {
+  return mma_narrow(spec, pad) && spec.x.radius() * spec.channels <= kMmaTinyLead;
+}
 MmaShape mma_shape(const BlurSpec& spec, int pad, int stages) {
   const int slot_rows = (16 + 2 * spec.y.radius() + 15) / 16 * 16;
   const int chunks_x = 1 + pad / 16;
@@ -175,6 +180,7 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   s.chunks_x = shape.chunks_x;
   s.chunks_y = shape.chunks_y;
   s.narrow = mma_narrow(spec, s.halo);
+  s.tiny = mma_tiny(spec, s.halo);
   if (small) {
     s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
     // A register budget of 128 (4 blocks; 5 stay resident where the kernel needs fewer): at 80
@@ -478,8 +484,10 @@ GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
 namespace {
 
 // The cost of one step in tensor-core products, for comparing tile widths: a horizontal
-// product (16 per window chunk; the narrow one 16) and a vertical one (8 per chunk).
-long long mma_horizontal_cost(const KernelSchedule& s) { return 16LL * (s.narrow ? 1 : s.chunks_x); }
+// product (16 per window chunk; the narrow one 16, its k16 form 8) and a vertical one (8 per chunk).
+long long mma_horizontal_cost(const KernelSchedule& s) {
+  return s.tiny ? 8LL : 16LL * (s.narrow ? 1 : s.chunks_x);
+}
 long long mma_vertical_cost(const KernelSchedule& s) { return 8LL * s.chunks_y; }
 
 // A block's time: each unit of output a horizontal product, each vertical step (unit or halo)

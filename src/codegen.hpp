@@ -52,6 +52,7 @@ struct KernelSchedule {
   int chunks_x = 0;    // kMma: k32 steps of a horizontal product (window 32 x chunks_x)
   int chunks_y = 0;    // kMma: k32 steps of a vertical product
   bool narrow = false; // kMma: the narrow horizontal product (one k32 step per N-tile, whatever chunks_x)
+  bool tiny = false;   // kMma: its k16 form (a horizontal halo of at most 4 bytes: half the products)
   int resident_per_sm = 0;  // kMma: blocks an SM holds at once (shared memory, launch bounds)
   int planes = 0;  // kMma: the image's channels blurred as this many one-channel planes, split
                    // off and merged back by kernels/planes.cu (0: the interleaved rows at once)

@@ -261,3 +261,24 @@ TEST_CASE("large kernels of several channels blur one plane per channel", "[code
   CHECK(blur_scratch_bytes(k, 1921, 10) == 2 * 4 * 10 * device_pitch(1921));
   CHECK(blur_scratch_bytes(kernel(7, 4), 1921, 10) == 0);
 }
+
+TEST_CASE("small horizontal halos take the narrow product, up to 4 bytes its k16 form", "[codegen]") {
+  const auto schedule = [](int size, int channels) {
+    return generate_kernel(test::make_test_spec(size, size / 5.0 + 0.3, channels), KernelVariant::kMma,
+                           SampleFormat::k8, 90)
+        .schedule;
+  };
+  // blur_mma.cu decides from the same numbers (kNarrow, kTiny); codegen's cost model follows.
+  CHECK(schedule(7, 1).tiny);   // halo 3 bytes
+  CHECK(schedule(9, 1).tiny);   // 4
+  CHECK(schedule(3, 4).tiny);   // 4
+  CHECK(schedule(5, 2).tiny);   // 4
+  CHECK_FALSE(schedule(11, 1).tiny);  // 5: the k32 form
+  CHECK(schedule(11, 1).narrow);
+  CHECK_FALSE(schedule(7, 3).tiny);   // 9
+  CHECK(schedule(7, 3).narrow);
+  CHECK_FALSE(schedule(7, 4).tiny);   // 12
+  CHECK(schedule(7, 4).narrow);
+  CHECK_FALSE(schedule(9, 4).narrow);  // 16: the general horizontal product
+  CHECK_FALSE(schedule(9, 4).tiny);
+}
