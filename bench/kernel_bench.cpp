@@ -209,6 +209,22 @@ ChannelLayout parse_layout(const std::string& name) {
   throw std::runtime_error("--layouts: auto, interleaved or planes, not " + name);
 }
 
+// The launch floor: an empty kernel of one block, timed as every row is. No kernel, however
+// little it moves, measures below it; small images' ratios to the copy are mostly this.
+double empty_kernel_ms(const GpuInfo& gpu, const cuda::Stream& stream, int iters) {
+  GeneratedKernel empty;
+  empty.source = "extern \"C\" __global__ void gb_empty_kernel() {}\n";
+  empty.name = "gpublur_bench_empty.cu";
+  empty.entry = "gb_empty_kernel";
+  const CompiledKernel compiled = compile_kernel(empty, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
+  const cuda::Module module(compiled.module_image(), empty.name);
+  const CUfunction function = module.function(empty.entry.c_str());
+  return median_ms(stream, 5, iters, [&](std::size_t) {
+    GB_CU_CHECK(cuda::api().cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream.get(), nullptr, nullptr),
+                "empty kernel");
+  });
+}
+
 int run(const Config& config) {
   std::string why;
   const auto gpu = probe_gpu(why);
@@ -233,6 +249,8 @@ int run(const Config& config) {
       "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2); copy = "
       "device-to-device copy of the same bytes; x = time / copy time\n\n",
       config.iters);
+  std::printf("launch floor: an empty kernel, timed the same way, %.4f ms\n\n",
+              empty_kernel_ms(*gpu, stream, config.iters));
   std::printf(
       "| size | C | k | copy ms | gpublur ms | x copy | GB/s | GPix/s | kernel | tiled/wide ms | "
       "that/gpublur | naive ms | naive/gpublur | NPP ms | NPP/gpublur | check |\n");
