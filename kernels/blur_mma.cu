@@ -678,19 +678,26 @@ __device__ __forceinline__ unsigned narrow_outputs(const unsigned (&ll)[4], cons
   return pack_top_bytes(b[0], b[1], b[2], b[3]);
 }
 
+// Words w = 0 .. kWords - 1 of rows g and g + 8 of both planes: window bytes 4t + 8w .. + 3 from
+// `first` (the lane's word, row g, low plane). Lanes g on 16 x odd byte rows, t one word apart.
+template <int kWords>
+__device__ __forceinline__ void load_window_words(unsigned first, unsigned (&lo)[2][kWords], unsigned (&hi)[2][kWords]) {
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) {
+      lo[h][w] = lds32(first + 8 * h * kPlaneStride + 8 * w);
+      hi[h][w] = lds32(first + kPlaneBytes + 8 * h * kPlaneStride + 8 * w);
+    }
+  }
+}
+
 // The k32 form. N-tile j's window is bytes 8j - kNarrowLead .. + 31 of the unit's outputs; its
 // a2 and a3 are N-tile j + 2's a0 and a1, so a lane loads 6 words of each row and plane, not 8.
 // lane_offset: the shared address of the lane's first word (row g, window byte 4t).
 __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
   unsigned lo[2][6], hi[2][6];  // [row g, g + 8][i]: window bytes 4t + 8i .. + 3
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-#pragma unroll
-    for (int i = 0; i < 6; ++i) {
-      lo[h][i] = lds32(lane_offset + 8 * h * kPlaneStride + 8 * i);
-      hi[h][i] = lds32(lane_offset + kPlaneBytes + 8 * h * kPlaneStride + 8 * i);
-    }
-  }
+  load_window_words(lane_offset, lo, hi);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
@@ -708,16 +715,8 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
 // The k16 form (kTiny). N-tile j's window is bytes 8j - kTinyLead .. + 15 of the unit's outputs:
 // a lane loads 4 words of each row and plane, one per N-tile.
 __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
-  const unsigned first = lane_offset + kNarrowLead - kTinyLead;  // window byte 4t of N-tile 0
   unsigned lo[2][4], hi[2][4];  // [row g, g + 8][j]
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      lo[h][j] = lds32(first + 8 * h * kPlaneStride + 8 * j);
-      hi[h][j] = lds32(first + kPlaneBytes + 8 * h * kPlaneStride + 8 * j);
-    }
-  }
+  load_window_words(lane_offset + kNarrowLead - kTinyLead, lo, hi);  // from window byte 4t of N-tile 0
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     unsigned ll[4], mid[4], hh[4];
