@@ -31,6 +31,13 @@
 // steps in threes so its ring slots are constants, and walks wholly inside the image skip the
 // border checks (Walk::run). Its staged pieces are whole sectors (kPad = 32).
 //
+// The edges cost little more than the interior (a warp's walk is as long as its slowest warp's,
+// and edge warps were up to 2x slower; bench/RESULTS.md): rows outside the image are copied from
+// the rows the border maps them to (every border but the constant one), 16-byte pieces crossing or
+// leaving the left or right edge load their bytes all at once, a narrow kernel's step wholly
+// outside the image is neither copied nor multiplied but filled from the edge's own intermediate
+// columns (fill_outside), and the last column of tiles walks only to the image's edge.
+//
 // A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
 // (horizontal_task_narrow): each 8-output N-tile needs one k32 chunk of the window, not two, and
 // every N-tile the same tap fragments, which stay in registers: half the products, no tap loads.
@@ -64,6 +71,7 @@ constexpr int kPad = GB_PAD;        // intermediate columns each side of the til
 constexpr int kWarps = GB_BLOCK_THREADS / 32;
 constexpr int kRowsNeeded = 16 + 2 * kRadiusY;           // input rows of one vertical step
 constexpr int kChunksY = (kRowsNeeded + 31) / 32;        // k32 steps of the vertical product
+constexpr int kCopyRounds = (2 * kRowsNeeded + 31) / 32;  // a step's 16-byte pieces per lane
 constexpr int kChunksX = 1 + kPad / 16;                  // k32 steps of the horizontal window
 constexpr int kHaloX = kRadiusX * kChannels;
 constexpr int kStages = GB_STAGES;                       // input ring: steps in flight
@@ -78,6 +86,11 @@ constexpr int kNarrowLead = 12;
 constexpr bool kNarrow = kHaloX <= kNarrowLead && kPad == 32;
 constexpr int kTinyLead = 4;
 constexpr bool kTiny = kNarrow && kHaloX <= kTinyLead;  // the k16 narrow product
+// The narrow ring holds the intermediate of the edge's own columns when a step wholly outside the
+// image is due, so for the borders that read image columns near the edge (not wrap, not the
+// constant) such a step is filled from them instead of being copied byte by byte and multiplied.
+constexpr bool kFillOutside = kNarrow && (GB_BORDER == GB_BORDER_CLAMP || GB_BORDER == GB_BORDER_REFLECT ||
+                                          GB_BORDER == GB_BORDER_REFLECT101);
 constexpr int kRing = kChunksX;                          // intermediate chunks: one window
 // The narrow product reads a window as one run of columns, so slots 3 and 4 keep copies of
 // slots 0 and 1: unit u's window is slots u % 3 .. u % 3 + 2 in order.
@@ -318,6 +331,19 @@ __device__ __forceinline__ unsigned lds32(unsigned address) {
 __device__ __forceinline__ void sts32(unsigned address, unsigned v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
 }
+__device__ __forceinline__ void sts128(unsigned address, const unsigned (&v)[4]) {
+  asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(v[0]), "r"(v[1]), "r"(v[2]),
+               "r"(v[3])
+               : "memory");
+}
+__device__ __forceinline__ unsigned lds8(unsigned address) {
+  unsigned v;
+  asm volatile("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+  return v;
+}
+__device__ __forceinline__ void sts8(unsigned address, unsigned v) {
+  asm volatile("st.shared.u8 [%0], %1;" ::"r"(address), "r"(v) : "memory");
+}
 __device__ __forceinline__ void opaque(unsigned& v) { asm volatile("" : "+r"(v)); }
 __device__ __forceinline__ void opaque(int& v) { asm volatile("" : "+r"(v)); }
 
@@ -347,22 +373,29 @@ __host__ __device__ constexpr int stage_offset(int r, int h) {
   return 128 * (r >> 2) + 32 * (((r >> 2) & 1) ? ((r & 3) + 2) & 3 : r & 3) + 16 * (h ^ ((r >> 3) & 1));
 }
 
-// Where a warp's input rows come from: the rows y_top .. y_top + kRowsNeeded - 1 lie inside the
-// image for most warps, and then, for the steps whose 32 columns lie inside too (first_inside ..
-// end_inside - 1), each lane's copies are a fixed pointer plus 32 bytes per step. Worked out once,
-// so a step spends two comparisons on it.
+// Where a warp's input rows come from. Each lane copies one piece of row lane / 2 and, in a
+// second round, of row lane / 2 + 16 (kernels whose rows take more rounds: 16 rows further each).
+// Rows outside the image are mapped to the rows the border reads (kMappedRows: all borders but the
+// constant one, whose rows have no source), so only the steps whose 32 columns cross or leave the
+// image need the border: steps first_inside .. end_inside - 1 do not, and there each lane's copies
+// are a fixed pointer plus 32 bytes per step. Worked out once, so a step spends two comparisons on it.
+constexpr bool kMappedRows = !kConstantBorder && kCopyRounds <= 2;
 struct StageSource {
-  const unsigned char* lane_src;  // row y_top + lane / 2, piece lane % 2, of step 0 (rows inside)
+  const unsigned char* lane_src;  // row y_top + lane / 2 (mapped), piece lane % 2, of step 0
+  ptrdiff_t second_round;         // from there to the lane's second row (kMappedRows)
   int lane_dst;                   // that piece's offset in a slot
   int first_inside;               // steps first_inside .. end_inside - 1 need no border (empty
-  int end_inside;                 // when the rows do not lie inside)
+  int end_inside;                 // when the rows need it)
 };
 
 __device__ __forceinline__ StageSource stage_source(const unsigned char* __restrict__ in, int pitch,
                                                     int height, int row_bytes, int xv0, int y_top, int lane) {
   StageSource s;
-  const bool rows_inside = y_top >= 0 && y_top + kRowsNeeded <= height;
-  s.lane_src = in + static_cast<ptrdiff_t>(rows_inside ? y_top + (lane >> 1) : 0) * pitch + xv0 + 16 * (lane & 1);
+  const bool rows_inside = kMappedRows || (y_top >= 0 && y_top + kRowsNeeded <= height);
+  const int row = kMappedRows ? border_index(y_top + (lane >> 1), height) : rows_inside ? y_top + (lane >> 1) : 0;
+  const int second_row = kMappedRows ? border_index(y_top + (lane >> 1) + 16, height) : row + 16;
+  s.lane_src = in + static_cast<ptrdiff_t>(row) * pitch + xv0 + 16 * (lane & 1);
+  s.second_round = static_cast<ptrdiff_t>(second_row - row) * pitch;
   s.lane_dst = stage_offset(lane >> 1, lane & 1);
   // step s is inside when xv0 + 32 s >= 0 and xv0 + 32 s + 32 <= row_bytes
   s.first_inside = xv0 >= 0 ? 0 : (31 - xv0) >> 5;
@@ -370,47 +403,68 @@ __device__ __forceinline__ StageSource stage_source(const unsigned char* __restr
   return s;
 }
 
+// The 16 bytes from byte column xb of `row`, an edge piece: each byte from the column the border
+// maps it to, or the constant border (everywhere when the row itself is outside: constant_row).
+// The loads are independent and nothing orders them, so they can all be in flight at once.
+__device__ __forceinline__ void edge_piece(const unsigned char* __restrict__ row, bool constant_row, int xb,
+                                           int width, unsigned (&words)[4]) {
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    unsigned word = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      int channel;
+      const int sx = source_column(xb + 4 * w + k, width, channel);
+      const unsigned v = (kConstantBorder && (constant_row || sx < 0)) ? constant_border(channel) : __ldg(row + sx);
+      word |= v << (8 * k);
+    }
+    words[w] = word;
+  }
+}
+
 // Copies the input of vertical step `step` into a slot: rows y_top .. y_top + kRowsNeeded - 1,
 // byte columns xv .. xv + 31, with the border applied. Whole 16-byte pieces inside the image
-// go by cp.async; pieces crossing the left or right edge, and border rows, byte by byte.
+// go by cp.async (border rows from the row they map to); pieces crossing or outside the left or
+// right edge, and constant-border rows, by loads of single bytes and shared stores.
 // `src` is source.lane_src + 32 step, carried by the caller (worked out afresh, it would cost a
 // dozen instructions a step).
-// `slot` is the slot's shared address (its generic pointer `slot_pointer` serves the byte copies)
-// and `lane_dst` the lane's piece in it, source.lane_dst + slot.
+// `slot` is the slot's shared address and `lane_dst` the lane's piece in it, source.lane_dst + slot.
 // kInside: the caller knows every step of the walk is inside (Walk::run).
 template <bool kInside>
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
                                            const unsigned char* src, int xv, int y_top, int step,
-                                           unsigned slot, unsigned lane_dst, unsigned char* slot_pointer,
-                                           int lane) {
+                                           unsigned slot, unsigned lane_dst, int lane) {
   if (kInside || (step >= source.first_inside && step < source.end_inside)) {
 #pragma unroll
-    for (int i = 0; i < (2 * kRowsNeeded + 31) / 32; ++i) {  // rows lane / 2 + 16 i
+    for (int i = 0; i < kCopyRounds; ++i) {  // rows lane / 2 + 16 i
       if (32 * i + lane < 2 * kRowsNeeded) {
         // 16 rows further: 4 blocks, the same positions
-        cp_async16(lane_dst + 512 * i, src + static_cast<ptrdiff_t>(16 * i) * pitch);
+        cp_async16(lane_dst + 512 * i,
+                   src + (kMappedRows ? (i == 0 ? 0 : source.second_round) : static_cast<ptrdiff_t>(16 * i) * pitch));
       }
     }
     cp_async_commit();
     return;
   }
+  // A lane copies the same half of every row it copies (q = lane + 32 i). Its pieces crossing or
+  // outside the left or right edge, and constant-border rows, are loaded byte by byte, all loads
+  // of two rounds before any store (cp.async and shared stores would hold them back): an edge
+  // step costs a load latency or two, not one for each byte.
+  const int xb = xv + 16 * (lane & 1);
+  const bool piece_inside = xb >= 0 && xb + 16 <= row_bytes;
 #pragma unroll 1
-  for (int q = lane; q < 2 * kRowsNeeded; q += 32) {
-    const int k = q >> 1;
-    const int xb = xv + 16 * (q & 1);
-    const int at = stage_offset(k, q & 1);
-    unsigned char* dst = slot_pointer + at;
-    const int sy = border_index(y_top + k, height);
-    if (sy >= 0 && xb >= 0 && xb + 16 <= row_bytes) {
-      cp_async16(slot + at, in + static_cast<size_t>(sy) * pitch + xb);
+  for (int i = 0; i < kCopyRounds; ++i) {
+    const int q = lane + 32 * i;
+    if (q >= 2 * kRowsNeeded) break;
+    const int sy = border_index(y_top + (q >> 1), height);
+    const unsigned at = slot + stage_offset(q >> 1, q & 1);
+    if (sy >= 0 && piece_inside) {
+      cp_async16(at, in + static_cast<size_t>(sy) * pitch + xb);
     } else {
-      for (int b = 0; b < 16; ++b) {
-        int channel;
-        const int sx = source_column(xb + b, width, channel);
-        dst[b] = static_cast<unsigned char>(sy < 0 || sx < 0 ? constant_border(channel)
-                                                              : __ldg(in + static_cast<size_t>(sy) * pitch + sx));
-      }
+      unsigned words[4];
+      edge_piece(in + static_cast<size_t>(sy < 0 ? 0 : sy) * pitch, sy < 0, xb, width, words);
+      sts128(at, words);
     }
   }
   cp_async_commit();
@@ -773,6 +827,8 @@ struct Walk {
   TapSource taps;
   NarrowTaps narrow;
   OutputTarget target;
+  bool left_outside = false;   // step 0 wholly left of the image, and kFillOutside: neither copied
+  bool right_outside = false;  // nor multiplied; the last step likewise right of it
 
   __device__ __forceinline__ void start() {
     stages_shared = shared_address(stages);
@@ -788,21 +844,50 @@ struct Walk {
     opaque(source.end_inside);
     opaque(target.units_inside);
     ahead_src = source.lane_src;
+    left_outside = kFillOutside && xv0 + 32 <= 0;
+    right_outside = kFillOutside && xv0 + 32 * (column_tasks - 1) >= row_bytes;
+  }
+
+  // A step wholly outside the image that is neither copied nor multiplied (kFillOutside).
+  __device__ __forceinline__ bool skipped(int task) const {
+    return (task == 0 && left_outside) || (task == column_tasks - 1 && right_outside);
+  }
+
+  // Writes the intermediate of image byte columns x_begin .. x_end - 1 (at most kHaloX of them,
+  // outside the image, in the ring) as that of the columns the border maps them to: the vertical
+  // product of a column outside the image is the product of the column it reads, and those lie
+  // within kHaloX + 1 bytes of the edge, in the ring too. Lane: row lane % 16 of plane lane / 16.
+  __device__ __forceinline__ void fill_outside(int x_begin, int x_end) const {
+    const unsigned base =
+        stages_shared + kStages * kStageBytes + (lane >> 4) * kPlaneBytes + (lane & 15) * kPlaneStride;
+#pragma unroll
+    for (int j = 0; j < kHaloX; ++j) {
+      const int x = x_begin + j;
+      if (x < x_end) {
+        int channel;
+        const int from = source_column(x, width, channel) - xv0;  // intermediate columns of the walk
+        const int to = x - xv0;
+        const unsigned v = lds8(base + 32 * ((from >> 5) % 3) + (from & 31));
+        const int slot = (to >> 5) % 3;
+        sts8(base + 32 * slot + (to & 31), v);
+        if (slot < 2) sts8(base + 32 * (slot + 3) + (to & 31), v);  // the ring's copies
+      }
+    }
   }
 
   // Every step's rows and columns inside the image, and every unit's outputs: the walk then
   // runs without the border checks (run<true>).
-  __device__ __forceinline__ bool inside(int tile_units) const {
-    return source.first_inside == 0 && source.end_inside >= column_tasks && target.units_inside >= tile_units;
+  __device__ __forceinline__ bool inside(int units) const {
+    return source.first_inside == 0 && source.end_inside >= column_tasks && target.units_inside >= units;
   }
 
   // Stages the input of step `ahead` (or commits an empty group, which keeps the count).
   template <bool kInside>
   __device__ __forceinline__ void stage(int ahead) {
-    if (ahead < column_tasks) {
+    if (ahead < column_tasks && (kInside || !skipped(ahead))) {
       const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
       stage_step<kInside>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
-                 stages_shared + slot, stage_lane + slot, stages + slot, lane);
+                 stages_shared + slot, stage_lane + slot, lane);
     } else {
       cp_async_commit();
     }
@@ -818,10 +903,17 @@ struct Walk {
     stage<kInside>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
-    const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
-    const int slot = 32 * (kNarrow ? kPhase : task % kRing);
-    vertical_task(tw, weights, store_lane, slot, kNarrow && kPhase < 2 ? slot + 96 : -1);
+    if (kInside || !skipped(task)) {
+      const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
+      const int slot = 32 * (kNarrow ? kPhase : task % kRing);
+      vertical_task(tw, weights, store_lane, slot, kNarrow && kPhase < 2 ? slot + 96 : -1);
+    } else if (task > 0) {  // the right edge: from the two steps before, still in the ring
+      fill_outside(max(row_bytes, xv0 + 32 * task), row_bytes + kHaloX);
+    }
     __syncwarp();
+    if (!kInside && task == 1 && left_outside) {  // the left edge: from step 1, just multiplied
+      fill_outside(-kHaloX, 0);  // the next step's __syncwarp orders it before the window's loads
+    }
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
@@ -877,7 +969,10 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   // the row's 32-byte units, shared evenly by the grid's columns; at most GB_TILE_W bytes.
   const int row_units = (row_bytes + 31) >> 5;
   const int tile_units = (row_units + gridDim.x - 1) / gridDim.x;
-  const int column_tasks = tile_units + kChunksX - 1;  // vertical steps: tile + halo
+  // The last column of tiles holds what is left of the row, often less (a balanced width rarely
+  // divides it): its walk ends at the image's edge, not with steps wholly outside it.
+  const int units = min(tile_units, row_units - static_cast<int>(blockIdx.x) * tile_units);
+  const int column_tasks = units + kChunksX - 1;  // vertical steps: tile + halo
   const int x0 = blockIdx.x * 32 * tile_units;
   const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
 
@@ -885,7 +980,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   in += static_cast<size_t>(blockIdx.z) * in_pitch * height;
   out += static_cast<size_t>(blockIdx.z) * out_pitch * height;
 #endif
-  const bool active = y_first < height;  // a warp below the image only helps build the block's tables
+  const bool active = y_first < height && units > 0;  // other warps only help build the block's tables
   unsigned char* stages = shared + kTapBytes + kWeightBytes + warp * kWarpShared;
   if (active && kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows
 #pragma unroll
@@ -902,7 +997,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
             WeightsY{}, TapSource{}, NarrowTaps{}, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
   // The first steps' copies go out before the taps are read (from global memory, a DRAM miss at
   // the kernel's start), so that the two latencies overlap instead of adding up.
-  const bool inside = walk.inside(tile_units);  // most warps: a walk without border checks
+  const bool inside = walk.inside(units);  // most warps: a walk without border checks
   if (active) {
     walk.start();
     if (inside) {

@@ -101,6 +101,8 @@ __device__ __forceinline__ int source_column(int xb, int width, int& channel) {
   return sx < 0 ? -1 : sx * kChannels + channel;
 }
 
+constexpr bool kConstantBorder = GB_BORDER == GB_BORDER_CONSTANT;
+
 // Sample at (byte column xb, row y), both possibly outside the image, with the border applied.
 __device__ __forceinline__ unsigned load_sample(const unsigned char* __restrict__ in, int pitch, int xb,
                                                 int y, int width, int height) {

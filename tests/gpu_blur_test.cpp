@@ -111,8 +111,13 @@ TEST_CASE("GPU == CPU for every border, radius beyond the image", "[gpu]") {
                                                      {176, 113, 4, 15},
                                                      {1009, 13, 1, 31},
                                                      {257, 263, 3, 5},
-                                                     {61, 37, 1, 7},     // the k16 narrow
-                                                     {70, 9, 4, 3}}) {  // product (halo <= 4)
+                                                     {61, 37, 1, 7},   // the k16 narrow
+                                                     {70, 9, 4, 3},    // product (halo <= 4)
+                                                     {64, 20, 1, 7},   // narrow kernels' steps
+                                                     {24, 11, 4, 7},   // wholly outside the
+                                                     {95, 8, 1, 7},    // image, filled from the
+                                                     {32, 5, 3, 5},    // edge's own columns
+                                                     {2, 30, 1, 7}}) {
       const Image in = test::random_image(width, height, channels, 99);
       const BlurSpec spec =
           test::make_test_spec(size, size / 5.0 + 0.2, channels, border, {7, 250, 128, 3});
