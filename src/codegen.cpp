@@ -501,18 +501,21 @@ long long mma_block_time(const KernelSchedule& s, long long units) {
 // SMs (1080p gray 7x7: 68 blocks for 132 SMs), each a long chain of steps; narrower tiles
 // spread it out. Below 4 blocks per SM, pick the width whose waves x block time is least
 // (measured on the H100, bench/RESULTS.md: this wins there, and loses above, where narrower
-// tiles' extra halo steps are pure cost). Above, keep the widest, unless its blocks overflow
-// one wave by at most an eighth and a width up to half again fits them in one (1080p RGBA
-// 31x31: 544 blocks for 528 places, 510 at 16 units, 18% faster). Wider tiles in general
-// measured up to 30% slower at 4K and 8K.
+// tiles' extra halo steps are pure cost). Above, keep the widest, unless its last wave is at
+// most an eighth full and a width up to half again fits the blocks in the waves before it
+// (1080p RGBA 31x31: 544 blocks for 528 places, 510 at 16 units, 18% faster; 8K gray and 4K
+// RGBA 7x7: 1088 blocks, 1020 at 16 units, 3-4% faster; 4K RGB 31x31: 1632 blocks, 1564 at 16,
+// 7% faster, now that the last column of tiles stops at the image's edge). Wider tiles in
+// general measured up to 30% slower at 4K and 8K.
 long long small_kernel_units(const KernelSchedule& s, long long row_units, long long rows,
                              long long slots, int sm_count) {
   const long long widest = s.tile_w / 32;
   const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
   if (blocks(widest) >= 4LL * sm_count) {
-    if (blocks(widest) <= slots || blocks(widest) * 8 > slots * 9) return widest;
+    const long long full_waves = blocks(widest) / slots, last_wave = blocks(widest) % slots;
+    if (last_wave == 0 || last_wave * 8 > slots) return widest;
     for (long long units = widest + 1; units <= widest + widest / 2; ++units) {
-      if (blocks(units) <= slots) return units;
+      if (blocks(units) <= full_waves * slots) return units;
     }
     return widest;
   }

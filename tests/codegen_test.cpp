@@ -175,6 +175,17 @@ TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs
   const GeneratedKernel rgba31 = generate_kernel(test::make_test_spec(31, 5.0, 4), KernelVariant::kMma,
                                                  SampleFormat::k8, 90);
   CHECK(launch_dims(rgba31, 1920, 1080, 132).grid_x == 15);
+  // The same for a later wave: 8K gray and 4K RGBA 7x7 make 1088 blocks of the widest (15 units:
+  // 16 x 68 and 32 x 34), 32 past two waves of 528; 16 units make 1020 (15 x 68, 30 x 34), which
+  // fit in two.
+  const GeneratedKernel gray7 = generate_kernel(test::make_test_spec(7, 1.5, 1), KernelVariant::kMma,
+                                                SampleFormat::k8, 90);
+  CHECK(launch_dims(gray7, 7680, 4320, 132).grid_x == 15);
+  const GeneratedKernel rgba7 = generate_kernel(test::make_test_spec(7, 1.5, 4), KernelVariant::kMma,
+                                                SampleFormat::k8, 90);
+  CHECK(launch_dims(rgba7, 3840, 2160, 132).grid_x == 30);
+  // 8K RGB 7x7: 48 x 68 = 3264 blocks, 96 (18% of a wave) past six: the widest.
+  CHECK(launch_dims(small, 7680, 4320, 132).grid_x == 48);
   // Below (the bytes of 4K gray: 8 x 34 = 272 blocks; 1080p 7x7 RGB: 12 x 17 = 204 blocks, for
   // 132 SMs), more blocks of fewer steps.
   CHECK(launch_dims(small, 1280, 2160, 132).grid_x > launch_dims(small, 1280, 2160).grid_x);
