@@ -429,7 +429,7 @@ __device__ __forceinline__ void edge_piece(const unsigned char* __restrict__ row
 // `src` is source.lane_src + 32 step, carried by the caller (worked out afresh, it would cost a
 // dozen instructions a step).
 // `slot` is the slot's shared address and `lane_dst` the lane's piece in it, source.lane_dst + slot.
-// kInside: the caller knows every step of the walk is inside (Walk::run).
+// kInside: the caller knows every step it stages is inside (Walk::run, kInterior or kFilledEdges).
 template <bool kInside>
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
@@ -811,6 +811,10 @@ __device__ __forceinline__ void opaque(T*& p) {
   asm volatile("" : "+l"(p));
 }
 
+// How a walk runs (its steps' template argument): with every border check; with its copied steps
+// all inside the image and kFillOutside's steps filled from the edge; or wholly inside, neither.
+constexpr int kBorderChecks = 0, kFilledEdges = 1, kInterior = 2;
+
 // One warp's walk across its tile: what every step needs, and the step itself.
 struct Walk {
   const unsigned char* __restrict__ in;
@@ -827,8 +831,12 @@ struct Walk {
   TapSource taps;
   NarrowTaps narrow;
   OutputTarget target;
-  bool left_outside = false;   // step 0 wholly left of the image, and kFillOutside: neither copied
-  bool right_outside = false;  // nor multiplied; the last step likewise right of it
+  // kFillOutside: step 0 wholly left of the image (the first column of tiles), or the last step
+  // wholly right of it (the last column). Such a step is not copied; its vertical product (of
+  // whatever its slot holds) is overwritten where the window reads it, by fill_outside at
+  // fill_left (step 1, once the edge's columns are multiplied) or at last_staged + 1 (that step).
+  int last_staged = 0;  // the last step that is copied (the first: 0, or 1 when fill_left is)
+  int fill_left = -1;
 
   __device__ __forceinline__ void start() {
     stages_shared = shared_address(stages);
@@ -844,13 +852,14 @@ struct Walk {
     opaque(source.end_inside);
     opaque(target.units_inside);
     ahead_src = source.lane_src;
-    left_outside = kFillOutside && xv0 + 32 <= 0;
-    right_outside = kFillOutside && xv0 + 32 * (column_tasks - 1) >= row_bytes;
   }
 
-  // A step wholly outside the image that is neither copied nor multiplied (kFillOutside).
-  __device__ __forceinline__ bool skipped(int task) const {
-    return (task == 0 && left_outside) || (task == column_tasks - 1 && right_outside);
+  // Which steps lie wholly outside the image (kFillOutside); before inside() and run().
+  __device__ __forceinline__ void find_edges() {
+    const bool left_outside = kFillOutside && xv0 + 32 <= 0;
+    const bool right_outside = kFillOutside && xv0 + 32 * (column_tasks - 1) >= row_bytes;
+    last_staged = column_tasks - (right_outside ? 2 : 1);
+    fill_left = left_outside ? 1 : -1;
   }
 
   // Writes the intermediate of image byte columns x_begin .. x_end - 1 (at most kHaloX of them,
@@ -875,18 +884,20 @@ struct Walk {
     }
   }
 
-  // Every step's rows and columns inside the image, and every unit's outputs: the walk then
-  // runs without the border checks (run<true>).
+  // Every copied step's rows and columns inside the image, and every unit's outputs: the walk
+  // then runs without the border checks (kInterior or kFilledEdges; a filled step needs none).
   __device__ __forceinline__ bool inside(int units) const {
-    return source.first_inside == 0 && source.end_inside >= column_tasks && target.units_inside >= units;
+    return source.first_inside <= (fill_left > 0 ? 1 : 0) && source.end_inside > last_staged &&
+           target.units_inside >= units;
   }
 
-  // Stages the input of step `ahead` (or commits an empty group, which keeps the count).
-  template <bool kInside>
+  // Stages the input of step `ahead` (or commits an empty group, which keeps the count). Only
+  // prime() stages step 0, so only it checks for a left edge's step 0.
+  template <int kMode, bool kPrime = false>
   __device__ __forceinline__ void stage(int ahead) {
-    if (ahead < column_tasks && (kInside || !skipped(ahead))) {
+    if (kMode == kInterior ? ahead < column_tasks : ahead <= last_staged && (!kPrime || ahead != fill_left - 1)) {
       const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
-      stage_step<kInside>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
+      stage_step<kMode != kBorderChecks>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
                  stages_shared + slot, stage_lane + slot, lane);
     } else {
       cp_async_commit();
@@ -898,29 +909,30 @@ struct Walk {
   // Stages the input kStages - 1 steps ahead, multiplies this step's vertical product into the
   // planes, then the horizontal product of the unit whose window it completes. kPhase is
   // task % 3: the kernel runs steps in threes, so the narrow product's slots are constants.
-  template <int kPhase, bool kInside>
+  template <int kPhase, int kMode>
   __device__ __forceinline__ void step(int task) {
-    stage<kInside>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
+    stage<kMode>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
-    if (kInside || !skipped(task)) {
-      const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
-      const int slot = 32 * (kNarrow ? kPhase : task % kRing);
-      vertical_task(tw, weights, store_lane, slot, kNarrow && kPhase < 2 ? slot + 96 : -1);
-    } else if (task > 0) {  // the right edge: from the two steps before, still in the ring
-      fill_outside(max(row_bytes, xv0 + 32 * task), row_bytes + kHaloX);
-    }
+    const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
+    const int slot = 32 * (kNarrow ? kPhase : task % kRing);
+    vertical_task(tw, weights, store_lane, slot, kNarrow && kPhase < 2 ? slot + 96 : -1);
     __syncwarp();
-    if (!kInside && task == 1 && left_outside) {  // the left edge: from step 1, just multiplied
-      fill_outside(-kHaloX, 0);  // the next step's __syncwarp orders it before the window's loads
+    if (kFillOutside && kMode != kInterior && (task == fill_left || task == last_staged + 1)) {
+      if (task == fill_left) {  // the left edge, from step 1, just multiplied
+        fill_outside(-kHaloX, 0);
+      } else {  // the right edge, from the two steps before, still in the ring
+        fill_outside(max(row_bytes, xv0 + 32 * task), row_bytes + kHaloX);
+      }
+      __syncwarp();
     }
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
-        horizontal_task_narrow<(kPhase + 1) % 3, kInside>(load_lane, narrow, unit, l, target);  // unit = task - 2
+        horizontal_task_narrow<(kPhase + 1) % 3, kMode != kBorderChecks>(load_lane, narrow, unit, l, target);  // unit = task - 2
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
-        horizontal_task<kInside>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
+        horizontal_task<kMode != kBorderChecks>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
       }
       target.lane_out += 32;
       opaque(target.lane_out);
@@ -928,27 +940,27 @@ struct Walk {
   }
 
   // The copies of the first kStages - 1 steps.
-  template <bool kInside>
+  template <int kMode>
   __device__ __forceinline__ void prime() {
 #pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) stage<kInside>(s);
+    for (int s = 0; s < kStages - 1; ++s) stage<kMode, true>(s);
   }
 
   // The steps, once prime() has run.
-  template <bool kInside>
+  template <int kMode>
   __device__ __forceinline__ void run() {
     if (kNarrow) {  // in threes, for the ring's constant slots
 #pragma unroll 1
       for (int task = 0; task < column_tasks; task += 3) {
-        step<0, kInside>(task);
-        if (task + 1 < column_tasks) step<1, kInside>(task + 1);
-        if (task + 2 < column_tasks) step<2, kInside>(task + 2);
+        step<0, kMode>(task);
+        if (task + 1 < column_tasks) step<1, kMode>(task + 1);
+        if (task + 2 < column_tasks) step<2, kMode>(task + 2);
       }
     } else {  // in pairs: large kernels' steps are long, and three copies measured slower at 255 x 255
 #pragma unroll 1
       for (int task = 0; task < column_tasks; task += 2) {
-        step<0, kInside>(task);
-        if (task + 1 < column_tasks) step<0, kInside>(task + 1);
+        step<0, kMode>(task);
+        if (task + 1 < column_tasks) step<0, kMode>(task + 1);
       }
     }
   }
@@ -997,13 +1009,20 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
             WeightsY{}, TapSource{}, NarrowTaps{}, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
   // The first steps' copies go out before the taps are read (from global memory, a DRAM miss at
   // the kernel's start), so that the two latencies overlap instead of adding up.
-  const bool inside = walk.inside(units);  // most warps: a walk without border checks
+  walk.find_edges();
+  // Most warps walk without border checks or edges; those of the first and last columns of tiles
+  // mostly with only their steps outside the image to fill.
+  const int mode = !walk.inside(units) ? kBorderChecks
+                   : walk.fill_left < 0 && walk.last_staged == column_tasks - 1 ? kInterior
+                                                                                 : kFilledEdges;
   if (active) {
     walk.start();
-    if (inside) {
-      walk.prime<true>();
+    if (mode == kInterior) {
+      walk.prime<kInterior>();
+    } else if (mode == kFilledEdges) {
+      walk.prime<kFilledEdges>();
     } else {
-      walk.prime<false>();
+      walk.prime<kBorderChecks>();
     }
   }
   walk.taps = kNarrow ? TapSource{} : build_tap_source(shared);
@@ -1011,9 +1030,11 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   walk.weights = build_weights_y(shared + kTapBytes, l, lane);
   if (kTapBytes + kWeightBytes > 0) __syncthreads();  // the block's tables are complete
   if (!active) return;
-  if (inside) {
-    walk.run<true>();
+  if (mode == kInterior) {
+    walk.run<kInterior>();
+  } else if (mode == kFilledEdges) {
+    walk.run<kFilledEdges>();
   } else {
-    walk.run<false>();
+    walk.run<kBorderChecks>();
   }
 }
