@@ -448,9 +448,9 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
     return;
   }
   // A lane copies the same half of every row it copies (q = lane + 32 i). Its pieces crossing or
-  // outside the left or right edge, and constant-border rows, are loaded byte by byte, all loads
-  // of two rounds before any store (cp.async and shared stores would hold them back): an edge
-  // step costs a load latency or two, not one for each byte.
+  // outside the left or right edge, and constant-border rows, are loaded byte by byte, a round's
+  // 16 loads before its one shared store (they were 16 dependent load and store pairs): an edge
+  // step costs a load latency a round, not one a byte. Two rounds at once spilled at RGB and RGBA.
   const int xb = xv + 16 * (lane & 1);
   const bool piece_inside = xb >= 0 && xb + 16 <= row_bytes;
 #pragma unroll 1
@@ -895,10 +895,12 @@ struct Walk {
   // prime() stages step 0, so only it checks for a left edge's step 0.
   template <int kMode, bool kPrime = false>
   __device__ __forceinline__ void stage(int ahead) {
-    if (kMode == kInterior ? ahead < column_tasks : ahead <= last_staged && (!kPrime || ahead != fill_left - 1)) {
+    if (kMode == kInterior ? ahead < column_tasks
+                           : ahead <= last_staged && (!kPrime || ahead != fill_left - 1)) {
       const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
-      stage_step<kMode != kBorderChecks>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top, ahead,
-                 stages_shared + slot, stage_lane + slot, lane);
+      stage_step<kMode != kBorderChecks>(in, in_pitch, width, height, row_bytes, source, ahead_src,
+                                         xv0 + 32 * ahead, y_top, ahead, stages_shared + slot,
+                                         stage_lane + slot, lane);
     } else {
       cp_async_commit();
     }
@@ -929,7 +931,8 @@ struct Walk {
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
-        horizontal_task_narrow<(kPhase + 1) % 3, kMode != kBorderChecks>(load_lane, narrow, unit, l, target);  // unit = task - 2
+        // unit = task - 2
+        horizontal_task_narrow<(kPhase + 1) % 3, kMode != kBorderChecks>(load_lane, narrow, unit, l, target);
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
         horizontal_task<kMode != kBorderChecks>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
