@@ -22,7 +22,7 @@
 // consecutive output bytes per lane and row. Warps share nothing but the block's read-only tap
 // table, so no block-wide barrier is needed after it is built. Staged rows and the planes are
 // laid out so that no shared-memory access of a step has a bank conflict (stage_offset,
-// kPlaneStride).
+// kPlaneStride, plane_row).
 //
 // A step is about 235 instructions (8K RGB 7 x 7 on the H100), so the kernel is held by issue and
 // latency more than by memory; what keeps it small: the rounding comes from a constant staged
@@ -97,6 +97,23 @@ constexpr int kRing = kChunksX;                          // intermediate chunks:
 constexpr int kPlaneSlots = kRing + (kNarrow ? 2 : 0);
 constexpr int kPlaneStride = 32 * kPlaneSlots + 16;      // 16 x odd bytes: ldmatrix rows on distinct banks
 constexpr int kPlaneBytes = 16 * kPlaneStride;
+// The narrow product's planes pair rows g and g + 8 word by word, so that one 64-bit access moves
+// a lane's word of both rows: the vertical product stores a lane's results, and the horizontal
+// one loads each half of an A fragment (a0 a1, a2 a3), in one instruction, without register moves
+// (24 loads and 16 moves a step became 16 loads). A pair takes kPairStride = 32 x odd bytes, so
+// lanes g = 0..3 fall on distinct quarters of the banks and t = 0..3 on distinct 8-byte words of
+// each: no 64-bit access of a step conflicts. The other kernels' planes are row after row, the
+// 16-byte rows their ldmatrix reads. The byte of row r, column c: plane_row(r) + plane_column(c),
+// and for columns that are multiples of 4, plane_column is additive.
+constexpr int kPairStride = 2 * kPlaneStride;
+// The vertical product stores both rows' words at once too, except in the constant border's
+// kernel: it runs at the register limit, and the aligned register pair a 64-bit store takes
+// spilled it (28 bytes at 7 x 7, 2 to 4 channels; 4K RGBA 4.5% slower). It stores word by word.
+constexpr bool kPairedStores = kNarrow && !kConstantBorder;
+__host__ __device__ constexpr int plane_row(int r) {
+  return kNarrow ? (r & 7) * kPairStride + 4 * (r >> 3) : r * kPlaneStride;
+}
+__host__ __device__ constexpr int plane_column(int c) { return kNarrow ? 8 * (c >> 2) + (c & 3) : c; }
 constexpr int kWarpShared = kStages * kStageBytes + 2 * kPlaneBytes;
 
 // The rounding, for free: where the slot has a row past the kernel's reach (kRowsNeeded <
@@ -331,6 +348,14 @@ __device__ __forceinline__ unsigned lds32(unsigned address) {
 __device__ __forceinline__ void sts32(unsigned address, unsigned v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
 }
+__device__ __forceinline__ uint2 lds64(unsigned address) {
+  uint2 v;
+  asm volatile("ld.shared.v2.u32 {%0, %1}, [%2];" : "=r"(v.x), "=r"(v.y) : "r"(address) : "memory");
+  return v;
+}
+__device__ __forceinline__ void sts64(unsigned address, unsigned v0, unsigned v1) {
+  asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(address), "r"(v0), "r"(v1) : "memory");
+}
 __device__ __forceinline__ void sts128(unsigned address, const unsigned (&v)[4]) {
   asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(address), "r"(v[0]), "r"(v[1]), "r"(v[2]),
                "r"(v[3])
@@ -513,7 +538,8 @@ __device__ __forceinline__ TaskWords read_step(unsigned lane_at, unsigned slot_o
 
 // Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
 // The lane's results are rows g and g + 8, byte columns 4t .. 4t + 3 and 16 + 4t .. 19 + 4t of
-// the task; also at byte `copy_slot` of the planes where it is not negative (the narrow ring's copies).
+// the task, at `slot` in the planes (plane_column of the slot's first column), and also at
+// `copy_slot` where it is not negative (the narrow ring's copies).
 // store_lane: the shared address of the lane's word (row g, word t) in the low plane's slot 0.
 __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights, unsigned store_lane,
                                               int slot, int copy_slot) {
@@ -538,10 +564,10 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
   // N-tile i, fragment f: row g (f < 2) or g + 8, B column 2t + (f & 1), which is byte column
   // 16 (i / 2) + 4t + 2 (f & 1) + i % 2 of the task: word n of the lane's row is N-tiles 2n, 2n + 1.
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    unsigned lo[2], hi[2];
+  for (int n = 0; n < 2; ++n) {
+    unsigned lo[2], hi[2];  // [half: row g, g + 8]
 #pragma unroll
-    for (int n = 0; n < 2; ++n) {
+    for (int half = 0; half < 2; ++half) {
       unsigned a[4];  // byte k of word n: N-tile 2n + k % 2, fragment 2 half + k / 2
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
@@ -550,19 +576,26 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
       }
       const unsigned x = __byte_perm(a[0], a[1], 0x6251);  // m's low and high bytes: bytes 1, 2
       const unsigned y = __byte_perm(a[2], a[3], 0x6251);
-      lo[n] = __byte_perm(x, y, 0x5410);
-      hi[n] = __byte_perm(x, y, 0x7632);
+      lo[half] = __byte_perm(x, y, 0x5410);
+      hi[half] = __byte_perm(x, y, 0x7632);
     }
-    // Lanes g = 0..7 are kPlaneStride = 16 x odd bytes apart, t = 0..3 one word: 32 banks.
-    const unsigned at = store_lane + slot + 8 * half * kPlaneStride;
-    const auto store = [&](unsigned a) {
-      sts32(a, lo[0]);
-      sts32(a + 16, lo[1]);
-      sts32(a + kPlaneBytes, hi[0]);
-      sts32(a + kPlaneBytes + 16, hi[1]);
+    // Paired rows (kPairedStores): both rows' words at once. Else (row by row) lanes g = 0..7 are
+    // kPlaneStride = 16 x odd bytes apart, or kPairStride, t = 0..3 one word: 32 banks.
+    const auto store = [&](unsigned at) {
+      at += plane_column(16 * n);
+      if (kPairedStores) {
+        sts64(at, lo[0], lo[1]);
+        sts64(at + kPlaneBytes, hi[0], hi[1]);
+      } else {
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          sts32(at + plane_row(8 * half), lo[half]);
+          sts32(at + kPlaneBytes + plane_row(8 * half), hi[half]);
+        }
+      }
     };
-    store(at);
-    if (copy_slot >= 0) store(at - slot + copy_slot);
+    store(store_lane + slot);
+    if (copy_slot >= 0) store(store_lane + copy_slot);
   }
 }
 
@@ -732,31 +765,24 @@ __device__ __forceinline__ unsigned narrow_outputs(const unsigned (&ll)[4], cons
   return pack_top_bytes(b[0], b[1], b[2], b[3]);
 }
 
-// Words w = 0 .. kWords - 1 of rows g and g + 8 of both planes: window bytes 4t + 8w .. + 3 from
-// `first` (the lane's word, row g, low plane). Lanes g on 16 x odd byte rows, t one word apart.
-template <int kWords>
-__device__ __forceinline__ void load_window_words(unsigned first, unsigned (&lo)[2][kWords], unsigned (&hi)[2][kWords]) {
-#pragma unroll
-  for (int h = 0; h < 2; ++h) {
-#pragma unroll
-    for (int w = 0; w < kWords; ++w) {
-      lo[h][w] = lds32(first + 8 * h * kPlaneStride + 8 * w);
-      hi[h][w] = lds32(first + kPlaneBytes + 8 * h * kPlaneStride + 8 * w);
-    }
-  }
+// Both rows' words (g, g + 8) of a plane at window byte 4t + c (c a multiple of 4) from `first`,
+// the lane's word of the low plane (row g, window byte 4t): paired rows, one load.
+__device__ __forceinline__ uint2 window_pair(unsigned first, int plane, int c) {
+  return lds64(first + plane * kPlaneBytes + plane_column(c));
 }
 
-// The k32 form. N-tile j's window is bytes 8j - kNarrowLead .. + 31 of the unit's outputs; its
-// a2 and a3 are N-tile j + 2's a0 and a1, so a lane loads 6 words of each row and plane, not 8.
-// lane_offset: the shared address of the lane's first word (row g, window byte 4t).
+// The k32 form. N-tile j's window is bytes 8j - kNarrowLead .. + 31 of the unit's outputs.
+// lane_offset: the shared address of the lane's first word (row g, window byte 4t). N-tile j + 2's
+// a0 and a1 are N-tile j's a2 and a3, but loading them again costs less than the moves that would
+// build its fragment from them.
 __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
-  unsigned lo[2][6], hi[2][6];  // [row g, g + 8][i]: window bytes 4t + 8i .. + 3
-  load_window_words(lane_offset, lo, hi);
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
     // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
-    const unsigned m_lo[4] = {lo[0][j], lo[1][j], lo[0][j + 2], lo[1][j + 2]};
-    const unsigned m_hi[4] = {hi[0][j], hi[1][j], hi[0][j + 2], hi[1][j + 2]};
+    const uint2 lo01 = window_pair(lane_offset, 0, 8 * j), lo23 = window_pair(lane_offset, 0, 8 * j + 16);
+    const uint2 hi01 = window_pair(lane_offset, 1, 8 * j), hi23 = window_pair(lane_offset, 1, 8 * j + 16);
+    const unsigned m_lo[4] = {lo01.x, lo01.y, lo23.x, lo23.y};
+    const unsigned m_hi[4] = {hi01.x, hi01.y, hi23.x, hi23.y};
     unsigned ll[4], mid[4], hh[4];
     mma_u8_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalC);
     mma_u8_first(mid, m_lo, taps.b[1][0], taps.b[1][1]);
@@ -767,17 +793,17 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
 }
 
 // The k16 form (kTiny). N-tile j's window is bytes 8j - kTinyLead .. + 15 of the unit's outputs:
-// a lane loads 4 words of each row and plane, one per N-tile.
+// a lane loads one pair of rows of each plane per N-tile, its whole A fragment.
 __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
-  unsigned lo[2][4], hi[2][4];  // [row g, g + 8][j]
-  load_window_words(lane_offset + kNarrowLead - kTinyLead, lo, hi);  // from window byte 4t of N-tile 0
 #pragma unroll
   for (int j = 0; j < 4; ++j) {
+    const uint2 lo = window_pair(lane_offset, 0, kNarrowLead - kTinyLead + 8 * j);  // a0: row g, a1: g + 8
+    const uint2 hi = window_pair(lane_offset, 1, kNarrowLead - kTinyLead + 8 * j);
     unsigned ll[4], mid[4], hh[4];
-    mma16_u8_first(ll, lo[0][j], lo[1][j], taps.b[0][0], kHorizontalC);
-    mma16_u8_first(mid, lo[0][j], lo[1][j], taps.b[1][0]);
-    mma16_u8(mid, hi[0][j], hi[1][j], taps.b[0][0]);
-    mma16_u8_first(hh, hi[0][j], hi[1][j], taps.b[1][0]);
+    mma16_u8_first(ll, lo.x, lo.y, taps.b[0][0], kHorizontalC);
+    mma16_u8_first(mid, lo.x, lo.y, taps.b[1][0]);
+    mma16_u8(mid, hi.x, hi.y, taps.b[0][0]);
+    mma16_u8_first(hh, hi.x, hi.y, taps.b[1][0]);
     w[j] = narrow_outputs(ll, mid, hh);
   }
 }
@@ -791,9 +817,9 @@ __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const
                                                        Lane l, const OutputTarget& target) {
   unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
   if (kTiny) {
-    narrow_tiles_k16(load_lane + 32 * kSlot, taps, w);
+    narrow_tiles_k16(load_lane + plane_column(32 * kSlot), taps, w);
   } else {
-    narrow_tiles_k32(load_lane + 32 * kSlot, taps, w);
+    narrow_tiles_k32(load_lane + plane_column(32 * kSlot), taps, w);
   }
   quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
   unsigned result[2][2];
@@ -844,8 +870,8 @@ struct Walk {
     opaque(stage_lane);
     reads = read_lane(stages_shared, lane);
     const unsigned plane_lo = stages_shared + kStages * kStageBytes;
-    store_lane = plane_lo + l.g * kPlaneStride + 4 * l.t;
-    load_lane = plane_lo + l.g * kPlaneStride + kPad - kNarrowLead + 4 * l.t;
+    store_lane = plane_lo + plane_row(l.g) + plane_column(4 * l.t);
+    load_lane = plane_lo + plane_row(l.g) + plane_column(kPad - kNarrowLead + 4 * l.t);
     opaque(store_lane);
     opaque(load_lane);
     opaque(source.first_inside);
@@ -868,7 +894,7 @@ struct Walk {
   // within kHaloX + 1 bytes of the edge, in the ring too. Lane: row lane % 16 of plane lane / 16.
   __device__ __forceinline__ void fill_outside(int x_begin, int x_end) const {
     const unsigned base =
-        stages_shared + kStages * kStageBytes + (lane >> 4) * kPlaneBytes + (lane & 15) * kPlaneStride;
+        stages_shared + kStages * kStageBytes + (lane >> 4) * kPlaneBytes + plane_row(lane & 15);
 #pragma unroll
     for (int j = 0; j < kHaloX; ++j) {
       const int x = x_begin + j;
@@ -876,10 +902,10 @@ struct Walk {
         int channel;
         const int from = source_column(x, width, channel) - xv0;  // intermediate columns of the walk
         const int to = x - xv0;
-        const unsigned v = lds8(base + 32 * ((from >> 5) % 3) + (from & 31));
+        const unsigned v = lds8(base + plane_column(32 * ((from >> 5) % 3) + (from & 31)));
         const int slot = (to >> 5) % 3;
-        sts8(base + 32 * slot + (to & 31), v);
-        if (slot < 2) sts8(base + 32 * (slot + 3) + (to & 31), v);  // the ring's copies
+        sts8(base + plane_column(32 * slot + (to & 31)), v);
+        if (slot < 2) sts8(base + plane_column(32 * (slot + 3) + (to & 31)), v);  // the ring's copies
       }
     }
   }
@@ -917,8 +943,8 @@ struct Walk {
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
     const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
-    const int slot = 32 * (kNarrow ? kPhase : task % kRing);
-    vertical_task(tw, weights, store_lane, slot, kNarrow && kPhase < 2 ? slot + 96 : -1);
+    const int slot = 32 * (kNarrow ? kPhase : task % kRing);  // its first intermediate column
+    vertical_task(tw, weights, store_lane, plane_column(slot), kNarrow && kPhase < 2 ? plane_column(slot + 96) : -1);
     __syncwarp();
     if (kFillOutside && kMode != kInterior && (task == fill_left || task == last_staged + 1)) {
       if (task == fill_left) {  // the left edge, from step 1, just multiplied
