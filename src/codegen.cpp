@@ -501,20 +501,28 @@ long long mma_block_time(const KernelSchedule& s, long long units) {
 // SMs (1080p gray 7x7: 68 blocks for 132 SMs), each a long chain of steps; narrower tiles
 // spread it out. Below 4 blocks per SM, pick the width whose waves x block time is least
 // (measured on the H100, bench/RESULTS.md: this wins there, and loses above, where narrower
-// tiles' extra halo steps are pure cost). Above, keep the widest, unless its last wave is at
-// most an eighth full and a width up to half again fits the blocks in the waves before it
-// (1080p RGBA 31x31: 544 blocks for 528 places, 510 at 16 units, 18% faster; 8K gray and 4K
-// RGBA 7x7: 1088 blocks, 1020 at 16 units, 3-4% faster; 4K RGB 31x31: 1632 blocks, 1564 at 16,
-// 7% faster, now that the last column of tiles stops at the image's edge). Wider tiles in
-// general measured up to 30% slower at 4K and 8K.
+// tiles' extra halo steps are pure cost). Above, keep the widest, unless a wider tile drops the
+// last wave:
+// - where the last wave is at most an eighth full, a width up to half again that fits the
+//   blocks in the waves before it (1080p RGBA 31x31: 544 blocks for 528 places, 510 at 16
+//   units, 18% faster; 8K gray and 4K RGBA 7x7: 1088 blocks, 1020 at 16 units, 3-4% faster; 4K
+//   RGB 31x31: 1632 blocks, 1564 at 16, 7% faster, now that the last column of tiles stops at
+//   the image's edge);
+// - where a second wave follows the first, a width up to 1.6 times that fits them in one (4K
+//   RGB 7x7: 816 blocks, 510 at 24 units, 5% faster; a second wave runs on the few blocks per
+//   SM left, latency-bound, at well over half the first one's time). 4K RGBA 7x7 (1020 blocks)
+//   would need twice the width, and measured 2-4% slower.
+// Wider tiles in general measured up to 30% slower at 4K and 8K.
 long long small_kernel_units(const KernelSchedule& s, long long row_units, long long rows,
                              long long slots, int sm_count) {
   const long long widest = s.tile_w / 32;
   const auto blocks = [&](long long units) { return (row_units + units - 1) / units * rows; };
   if (blocks(widest) >= 4LL * sm_count) {
     const long long full_waves = blocks(widest) / slots, last_wave = blocks(widest) % slots;
-    if (last_wave == 0 || last_wave * 8 > slots) return widest;
-    for (long long units = widest + 1; units <= widest + widest / 2; ++units) {
+    const bool second_wave = full_waves == 1;
+    if (last_wave == 0 || (last_wave * 8 > slots && !second_wave)) return widest;
+    const long long limit = second_wave ? widest * 8 / 5 : widest + widest / 2;
+    for (long long units = widest + 1; units <= limit; ++units) {
       if (blocks(units) <= full_waves * slots) return units;
     }
     return widest;

@@ -161,7 +161,7 @@ TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs
                       2 * gray.schedule.tile_w / 32);
   }
   // Small kernels from 4 blocks per SM up (8K and 4K 7x7 RGB) keep their widest tiles or widen
-  // them a little, where that saves a nearly empty last wave.
+  // them, where that saves a nearly empty last wave or a second one.
   const GeneratedKernel small = generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
                                                 SampleFormat::k8, 90);
   const long long small_widest = small.schedule.tile_w / 32;
@@ -169,8 +169,11 @@ TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs
     CAPTURE(width);
     const LaunchDims d = launch_dims(small, width, width * 9 / 16, 132);
     CHECK(d.grid_x <= launch_dims(small, width, width * 9 / 16).grid_x);
-    check_mma_columns(d, width * 3 / 32, small_widest + small_widest / 2);
+    check_mma_columns(d, width * 3 / 32, small_widest * 8 / 5);
   }
+  // 4K RGB 7x7: 24 x 34 = 816 blocks of the widest (15 units), a second wave of 288 after 528;
+  // 24 units make 15 x 34 = 510, one wave.
+  CHECK(launch_dims(small, 3840, 2160, 132).grid_x == 15);
   // 1080p RGBA 31x31: 16 x 34 = 544 blocks of the widest for 528 places; 15 x 34 fit.
   const GeneratedKernel rgba31 = generate_kernel(test::make_test_spec(31, 5.0, 4), KernelVariant::kMma,
                                                  SampleFormat::k8, 90);
