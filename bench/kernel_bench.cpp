@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "blur_launch.hpp"
+#include "border.hpp"
 #include "codegen.hpp"
 #include "cpu_blur.hpp"
 #include "cuda_driver.hpp"
@@ -63,6 +64,14 @@ Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes,
   return b;
 }
 
+// --queued: a kernel that holds the GPU for kHoldNs before each timed launch's start event.
+// By the time the GPU reaches that event the host has queued the event, the launch and the stop
+// event behind it, so the pair measures the GPU's time for the work alone, as back-to-back work in
+// a stream runs, without the host's launch latency (5 us for an empty kernel on our H100). Every
+// row, the copy's included, is timed the same way.
+CUfunction g_hold = nullptr;
+constexpr unsigned long long kHoldNs = 100000;  // far more than the host's few launch calls take
+
 // Median milliseconds of fn(i) over `iters` launches after `warmup`, each timed with events.
 double median_ms(const cuda::Stream& stream, int warmup, int iters,
                  const std::function<void(std::size_t)>& fn) {
@@ -70,6 +79,12 @@ double median_ms(const cuda::Stream& stream, int warmup, int iters,
   std::vector<cuda::Event> starts(static_cast<std::size_t>(iters)),
       stops(static_cast<std::size_t>(iters));
   for (int i = 0; i < iters; ++i) {
+    if (g_hold) {
+      unsigned long long ns = kHoldNs;
+      void* args[] = {&ns};
+      GB_CU_CHECK(cuda::api().cuLaunchKernel(g_hold, 1, 1, 1, 32, 1, 1, 0, stream.get(), args, nullptr),
+                  "hold kernel");
+    }
     starts[static_cast<std::size_t>(i)].record(stream);
     fn(static_cast<std::size_t>(warmup + i));
     stops[static_cast<std::size_t>(i)].record(stream);
@@ -200,6 +215,8 @@ struct Config {
   int naive_max = 31;  // the naive kernel is (2r+1)^2: beyond this it takes seconds per image
   std::vector<int> mma_units{0};  // experiment: tile widths to time the mma kernel at (0: launch_dims')
   std::vector<std::string> layouts{"auto"};  // experiment: channel layouts of the mma kernel, one row each
+  bool queued = false;  // time the GPU's work without the host's launch latency (g_hold)
+  std::string border = "clamp";  // every kernel's border (the constant one: value 0)
 };
 
 ChannelLayout parse_layout(const std::string& name) {
@@ -209,16 +226,21 @@ ChannelLayout parse_layout(const std::string& name) {
   throw std::runtime_error("--layouts: auto, interleaved or planes, not " + name);
 }
 
+// A module of one kernel the benchmark itself needs, compiled for this GPU.
+cuda::Module bench_module(const GpuInfo& gpu, const std::string& source, const std::string& name) {
+  GeneratedKernel kernel;
+  kernel.source = source;
+  kernel.name = name;
+  const CompiledKernel compiled = compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
+  return cuda::Module(compiled.module_image(), kernel.name);
+}
+
 // The launch floor: an empty kernel of one block, timed as every row is. No kernel, however
 // little it moves, measures below it; small images' ratios to the copy are mostly this.
 double empty_kernel_ms(const GpuInfo& gpu, const cuda::Stream& stream, int iters) {
-  GeneratedKernel empty;
-  empty.source = "extern \"C\" __global__ void gb_empty_kernel() {}\n";
-  empty.name = "gpublur_bench_empty.cu";
-  empty.entry = "gb_empty_kernel";
-  const CompiledKernel compiled = compile_kernel(empty, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
-  const cuda::Module module(compiled.module_image(), empty.name);
-  const CUfunction function = module.function(empty.entry.c_str());
+  const cuda::Module module =
+      bench_module(gpu, "extern \"C\" __global__ void gb_empty_kernel() {}\n", "gpublur_bench_empty.cu");
+  const CUfunction function = module.function("gb_empty_kernel");
   return median_ms(stream, 5, iters, [&](std::size_t) {
     GB_CU_CHECK(cuda::api().cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream.get(), nullptr, nullptr),
                 "empty kernel");
@@ -245,10 +267,21 @@ int run(const Config& config) {
   std::printf("device: %s (%s), %s, L2 %d MiB; NPP: %s\n", gpu->name.c_str(),
               gpu->arch.sm().c_str(), driver_version_string(gpu->driver_version).c_str(), l2 >> 20,
               npp ? "loaded" : npp_why.c_str());
+  // Spins one thread on the GPU's nanosecond timer (--queued).
+  const cuda::Module hold_module = bench_module(
+      *gpu,
+      "extern \"C\" __global__ void gb_hold_kernel(unsigned long long ns) {\n"
+      "  unsigned long long start, now;\n"
+      "  asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(start));\n"
+      "  do asm volatile(\"mov.u64 %0, %%globaltimer;\" : \"=l\"(now)); while (now - start < ns);\n"
+      "}\n",
+      "gpublur_bench_hold.cu");
+  if (config.queued) g_hold = hold_module.function("gb_hold_kernel");
   std::printf(
-      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2); copy = "
+      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s); copy = "
       "device-to-device copy of the same bytes; x = time / copy time\n\n",
-      config.iters);
+      config.iters,
+      config.queued ? "; queued: each launch behind a kernel holding the GPU, so no host launch latency" : "");
   std::printf("launch floor: an empty kernel, timed the same way, %.4f ms\n\n",
               empty_kernel_ms(*gpu, stream, config.iters));
   std::printf(
@@ -272,6 +305,7 @@ int run(const Config& config) {
         spec.x = make_weights(ksize, sigma_for_size(ksize));
         spec.y = spec.x;
         spec.channels = channels;
+        spec.border = *parse_border(config.border);
         // One row per channel layout (--layouts) and tile width (--mma-units; a single 0 is
         // launch_dims' choice), each with its own time and output, checked against the same
         // references.
@@ -386,8 +420,15 @@ int main(int argc, char** argv) {
                  "experiment: the mma kernel's tile widths in 32-byte units, one row each (0: "
                  "launch_dims' choice, -1: its widest)")
       ->delimiter(',');
+  app.add_flag("--queued", config.queued,
+               "time every launch queued behind a kernel that holds the GPU: the GPU's time for the "
+               "work, without the host's launch latency");
   app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
                "experiment: the mma kernel's widest tiles, not balanced over the SMs");
+  app.add_option("--border", config.border, "border of every blur: clamp, reflect, reflect101, wrap, constant (0)")
+      ->check([](const std::string& name) {
+        return gpublur::parse_border(name) ? std::string() : "not a border: " + name;
+      });
   CLI11_PARSE(app, argc, argv);
   try {
     return gpublur::bench::run(config);
