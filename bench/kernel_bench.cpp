@@ -82,8 +82,9 @@ double median_ms(const cuda::Stream& stream, int warmup, int iters,
     if (g_hold) {
       unsigned long long ns = kHoldNs;
       void* args[] = {&ns};
-      GB_CU_CHECK(cuda::api().cuLaunchKernel(g_hold, 1, 1, 1, 32, 1, 1, 0, stream.get(), args, nullptr),
-                  "hold kernel");
+      GB_CU_CHECK(
+          cuda::api().cuLaunchKernel(g_hold, 1, 1, 1, 32, 1, 1, 0, stream.get(), args, nullptr),
+          "hold kernel");
     }
     starts[static_cast<std::size_t>(i)].record(stream);
     fn(static_cast<std::size_t>(warmup + i));
@@ -215,7 +216,7 @@ struct Config {
   int naive_max = 31;  // the naive kernel is (2r+1)^2: beyond this it takes seconds per image
   std::vector<int> mma_units{0};  // experiment: tile widths to time the mma kernel at (0: launch_dims')
   std::vector<std::string> layouts{"auto"};  // experiment: channel layouts of the mma kernel, one row each
-  bool queued = false;  // time the GPU's work without the host's launch latency (g_hold)
+  bool queued = false;           // time the GPU's work without the host's launch latency (g_hold)
   std::string border = "clamp";  // every kernel's border (the constant one: value 0)
 };
 
@@ -231,15 +232,16 @@ cuda::Module bench_module(const GpuInfo& gpu, const std::string& source, const s
   GeneratedKernel kernel;
   kernel.source = source;
   kernel.name = name;
-  const CompiledKernel compiled = compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
+  const CompiledKernel compiled =
+      compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
   return cuda::Module(compiled.module_image(), kernel.name);
 }
 
 // The launch floor: an empty kernel of one block, timed as every row is. No kernel, however
 // little it moves, measures below it; small images' ratios to the copy are mostly this.
 double empty_kernel_ms(const GpuInfo& gpu, const cuda::Stream& stream, int iters) {
-  const cuda::Module module =
-      bench_module(gpu, "extern \"C\" __global__ void gb_empty_kernel() {}\n", "gpublur_bench_empty.cu");
+  const cuda::Module module = bench_module(
+      gpu, "extern \"C\" __global__ void gb_empty_kernel() {}\n", "gpublur_bench_empty.cu");
   const CUfunction function = module.function("gb_empty_kernel");
   return median_ms(stream, 5, iters, [&](std::size_t) {
     GB_CU_CHECK(cuda::api().cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream.get(), nullptr, nullptr),
@@ -281,7 +283,9 @@ int run(const Config& config) {
       "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s); copy = "
       "device-to-device copy of the same bytes; x = time / copy time\n\n",
       config.iters,
-      config.queued ? "; queued: each launch behind a kernel holding the GPU, so no host launch latency" : "");
+      config.queued
+          ? "; queued: each launch behind a kernel holding the GPU, so no host launch latency"
+          : "");
   std::printf("launch floor: an empty kernel, timed the same way, %.4f ms\n\n",
               empty_kernel_ms(*gpu, stream, config.iters));
   std::printf(
@@ -420,12 +424,14 @@ int main(int argc, char** argv) {
                  "experiment: the mma kernel's tile widths in 32-byte units, one row each (0: "
                  "launch_dims' choice, -1: its widest)")
       ->delimiter(',');
-  app.add_flag("--queued", config.queued,
-               "time every launch queued behind a kernel that holds the GPU: the GPU's time for the "
-               "work, without the host's launch latency");
+  app.add_flag(
+      "--queued", config.queued,
+      "time every launch queued behind a kernel that holds the GPU: the GPU's time for the "
+      "work, without the host's launch latency");
   app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
                "experiment: the mma kernel's widest tiles, not balanced over the SMs");
-  app.add_option("--border", config.border, "border of every blur: clamp, reflect, reflect101, wrap, constant (0)")
+  app.add_option("--border", config.border,
+                 "border of every blur: clamp, reflect, reflect101, wrap, constant (0)")
       ->check([](const std::string& name) {
         return gpublur::parse_border(name) ? std::string() : "not a border: " + name;
       });

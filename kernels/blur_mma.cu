@@ -24,12 +24,13 @@
 // laid out so that no shared-memory access of a step has a bank conflict (stage_offset,
 // kPlaneStride, plane_row).
 //
-// A step is about 235 instructions (8K RGB 7 x 7 on the H100), so the kernel is held by issue and
-// latency more than by memory; what keeps it small: the rounding comes from a constant staged
-// row (kRoundInRow), shared memory is addressed by lane constants worked out once (opaque), the
-// copies' and the outputs' pointers are carried from step to step, the narrow kernel runs its
-// steps in threes so its ring slots are constants, and walks wholly inside the image skip the
-// border checks (Walk::run). Its staged pieces are whole sectors (kPad = 32).
+// A step is about 200 instructions (4K RGB 7 x 7 on the H100: 231 measured before the paired
+// planes saved some 30), so the kernel is held by issue and latency more than by memory; what
+// keeps it small: the rounding comes from a constant staged row (kRoundInRow), shared memory is
+// addressed by lane constants worked out once (opaque), the copies' and the outputs' pointers
+// are carried from step to step, the narrow kernel runs its steps in threes so its ring slots
+// are constants, and walks wholly inside the image skip the border checks (Walk::run). Its
+// staged pieces are whole sectors (kPad = 32).
 //
 // The edges cost little more than the interior (a warp's walk is as long as its slowest warp's,
 // and edge warps were up to 2x slower; bench/RESULTS.md): rows outside the image are copied from
