@@ -341,11 +341,6 @@ __device__ __forceinline__ WeightsY build_weights_y(unsigned char* table, Lane l
 __device__ __forceinline__ unsigned shared_address(const void* p) {
   return static_cast<unsigned>(__cvta_generic_to_shared(p));
 }
-__device__ __forceinline__ unsigned lds32(unsigned address) {
-  unsigned v;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
-  return v;
-}
 __device__ __forceinline__ void sts32(unsigned address, unsigned v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
 }
