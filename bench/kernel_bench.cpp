@@ -72,12 +72,20 @@ Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes,
 CUfunction g_hold = nullptr;
 constexpr unsigned long long kHoldNs = 100000;  // far more than the host's few launch calls take
 
-// Median milliseconds of fn(i) over `iters` launches after `warmup`, each timed with events.
+// --batch N: each event pair times N launches back to back, each on the next of the rotating
+// buffers (so every one finds its image out of cache), and a measurement is their time / N: the
+// time per image of a stream of images, as a pipeline sees it, where one launch's start overlaps
+// the previous one's end. 1: each launch alone between its events.
+int g_batch = 1;
+
+// Median milliseconds of fn(i) over `iters` measurements after `warmup` launches, each timed with
+// events around g_batch launches.
 double median_ms(const cuda::Stream& stream, int warmup, int iters,
                  const std::function<void(std::size_t)>& fn) {
   for (int i = 0; i < warmup; ++i) fn(static_cast<std::size_t>(i));
   std::vector<cuda::Event> starts(static_cast<std::size_t>(iters)),
       stops(static_cast<std::size_t>(iters));
+  std::size_t next = static_cast<std::size_t>(warmup);
   for (int i = 0; i < iters; ++i) {
     if (g_hold) {
       unsigned long long ns = kHoldNs;
@@ -87,13 +95,14 @@ double median_ms(const cuda::Stream& stream, int warmup, int iters,
           "hold kernel");
     }
     starts[static_cast<std::size_t>(i)].record(stream);
-    fn(static_cast<std::size_t>(warmup + i));
+    for (int k = 0; k < g_batch; ++k) fn(next++);
     stops[static_cast<std::size_t>(i)].record(stream);
   }
   std::vector<double> ms;
   for (int i = 0; i < iters; ++i) {
     ms.push_back(
-        stops[static_cast<std::size_t>(i)].elapsed_since(starts[static_cast<std::size_t>(i)]));
+        stops[static_cast<std::size_t>(i)].elapsed_since(starts[static_cast<std::size_t>(i)]) /
+        g_batch);
   }
   std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
   return ms[static_cast<std::size_t>(iters / 2)];
@@ -111,6 +120,7 @@ struct LoadedKernel {
 // the SMs; and its template replaced by a file, to compare versions of blur_mma.cu in one run
 // without a rebuild. Only the benchmark has them; results are checked as always.
 int g_mma_min_blocks = 0;
+int g_mma_warps = 0;  // experiment: the narrow mma kernel's warps per block (0: codegen's), same registers
 bool g_widest_tiles = false;
 std::string g_mma_source;  // experiment: a file that replaces blur_mma.cu in the generated source
 int g_mma_units = 0;       // the tile width of the row being timed, from --mma-units (0: launch_dims', -1: widest)
@@ -146,6 +156,23 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
   if (s.variant == KernelVariant::kMma && g_mma_min_blocks > 0) {
     redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, g_mma_min_blocks);
     s.min_blocks = g_mma_min_blocks;
+  }
+  if (s.variant == KernelVariant::kMma && g_mma_warps > 0 && g_mma_warps != s.block_threads / 32) {
+    // Only the narrow kernels, whose shared memory is the warps' own (no tap tables); the
+    // register budget stays that of 16 warps per SM.
+    if (!s.narrow) throw std::runtime_error("--mma-warps: only for the narrow mma kernels (7 x 7 and less)");
+    const int warps = s.block_threads / 32;
+    const int shared = s.shared_bytes / warps * g_mma_warps;
+    const int min_blocks = std::max(1, s.min_blocks * warps / g_mma_warps);
+    redefine(kernel.source, "GB_BLOCK_THREADS", s.block_threads, 32 * g_mma_warps);
+    redefine(kernel.source, "GB_TILE_H", s.tile_h, 16 * g_mma_warps);
+    redefine(kernel.source, "GB_SHARED_BYTES", s.shared_bytes, shared);
+    redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, min_blocks);
+    s.block_threads = 32 * g_mma_warps;
+    s.tile_h = 16 * g_mma_warps;
+    s.shared_bytes = shared;
+    s.min_blocks = min_blocks;
+    s.resident_per_sm = min_blocks;
   }
   if (s.variant == KernelVariant::kMma && !g_mma_source.empty()) {
     const std::string marker = "#line 1 \"blur_mma.cu\"\n";
@@ -279,13 +306,19 @@ int run(const Config& config) {
       "}\n",
       "gpublur_bench_hold.cu");
   if (config.queued) g_hold = hold_module.function("gb_hold_kernel");
+  const std::string batched =
+      g_batch > 1 ? "; batch: each measurement " + std::to_string(g_batch) +
+                        " launches back to back between its events, divided by " +
+                        std::to_string(g_batch)
+                  : std::string();
   std::printf(
-      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s); copy = "
+      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s%s); copy = "
       "device-to-device copy of the same bytes; x = time / copy time\n\n",
       config.iters,
       config.queued
           ? "; queued: each launch behind a kernel holding the GPU, so no host launch latency"
-          : "");
+          : "",
+      batched.c_str());
   std::printf("launch floor: an empty kernel, timed the same way, %.4f ms\n\n",
               empty_kernel_ms(*gpu, stream, config.iters));
   std::printf(
@@ -415,6 +448,9 @@ int main(int argc, char** argv) {
                  "largest kernel size to time the naive kernel at");
   app.add_option("--mma-min-blocks", gpublur::bench::g_mma_min_blocks,
                  "experiment: the mma kernel's __launch_bounds__ blocks per SM (0: codegen's)");
+  app.add_option("--mma-warps", gpublur::bench::g_mma_warps,
+                 "experiment: the narrow mma kernel's warps per block (0: codegen's), blocks per SM "
+                 "scaled to keep its registers");
   app.add_option("--mma-source", gpublur::bench::g_mma_source,
                  "experiment: compile this file in place of kernels/blur_mma.cu (results checked as always)");
   app.add_option("--layouts", config.layouts,
@@ -428,6 +464,10 @@ int main(int argc, char** argv) {
       "--queued", config.queued,
       "time every launch queued behind a kernel that holds the GPU: the GPU's time for the "
       "work, without the host's launch latency");
+  app.add_option("--batch", gpublur::bench::g_batch,
+                 "time N launches back to back per measurement, on rotating buffers, and report "
+                 "the time per image (default 1: each launch alone)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
                "experiment: the mma kernel's widest tiles, not balanced over the SMs");
   app.add_option("--border", config.border,
