@@ -120,7 +120,8 @@ struct LoadedKernel {
 // the SMs; and its template replaced by a file, to compare versions of blur_mma.cu in one run
 // without a rebuild. Only the benchmark has them; results are checked as always.
 int g_mma_min_blocks = 0;
-int g_mma_warps = 0;  // experiment: the narrow mma kernel's warps per block (0: codegen's), same registers
+// The narrow mma kernel's warps per block (0: codegen's), with the same registers.
+int g_mma_warps = 0;
 bool g_widest_tiles = false;
 std::string g_mma_source;  // experiment: a file that replaces blur_mma.cu in the generated source
 int g_mma_units = 0;       // the tile width of the row being timed, from --mma-units (0: launch_dims', -1: widest)
@@ -160,7 +161,8 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
   if (s.variant == KernelVariant::kMma && g_mma_warps > 0 && g_mma_warps != s.block_threads / 32) {
     // Only the narrow kernels, whose shared memory is the warps' own (no tap tables); the
     // register budget stays that of 16 warps per SM.
-    if (!s.narrow) throw std::runtime_error("--mma-warps: only for the narrow mma kernels (7 x 7 and less)");
+    if (!s.narrow)
+      throw std::runtime_error("--mma-warps: only for the narrow mma kernels (7 x 7 and less)");
     const int warps = s.block_threads / 32;
     const int shared = s.shared_bytes / warps * g_mma_warps;
     const int min_blocks = std::max(1, s.min_blocks * warps / g_mma_warps);
@@ -306,11 +308,11 @@ int run(const Config& config) {
       "}\n",
       "gpublur_bench_hold.cu");
   if (config.queued) g_hold = hold_module.function("gb_hold_kernel");
-  const std::string batched =
-      g_batch > 1 ? "; batch: each measurement " + std::to_string(g_batch) +
-                        " launches back to back between its events, divided by " +
-                        std::to_string(g_batch)
-                  : std::string();
+  const std::string batched = g_batch > 1
+                                  ? "; batch: each measurement " + std::to_string(g_batch) +
+                                        " launches back to back between its events, divided by " +
+                                        std::to_string(g_batch)
+                                  : std::string();
   std::printf(
       "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s%s); copy = "
       "device-to-device copy of the same bytes; x = time / copy time\n\n",
@@ -448,9 +450,10 @@ int main(int argc, char** argv) {
                  "largest kernel size to time the naive kernel at");
   app.add_option("--mma-min-blocks", gpublur::bench::g_mma_min_blocks,
                  "experiment: the mma kernel's __launch_bounds__ blocks per SM (0: codegen's)");
-  app.add_option("--mma-warps", gpublur::bench::g_mma_warps,
-                 "experiment: the narrow mma kernel's warps per block (0: codegen's), blocks per SM "
-                 "scaled to keep its registers");
+  app.add_option(
+      "--mma-warps", gpublur::bench::g_mma_warps,
+      "experiment: the narrow mma kernel's warps per block (0: codegen's), blocks per SM "
+      "scaled to keep its registers");
   app.add_option("--mma-source", gpublur::bench::g_mma_source,
                  "experiment: compile this file in place of kernels/blur_mma.cu (results checked as always)");
   app.add_option("--layouts", config.layouts,
