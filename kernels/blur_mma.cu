@@ -767,13 +767,14 @@ __device__ __forceinline__ uint2 window_pair(unsigned first, int plane, int c) {
   return lds64(first + plane * kPlaneBytes + plane_column(c));
 }
 
-// The k32 form. N-tile j's window is bytes 8j - kNarrowLead .. + 31 of the unit's outputs.
-// lane_offset: the shared address of the lane's first word (row g, window byte 4t). N-tile j + 2's
-// a0 and a1 are N-tile j's a2 and a3, but loading them again costs less than the moves that would
-// build its fragment from them.
+// The k32 form, N-tiles kFirstTile .. kEndTile - 1. N-tile j's window is bytes 8j - kNarrowLead
+// .. + 31 of the unit's outputs. lane_offset: the shared address of the lane's first word (row g,
+// window byte 4t). N-tile j + 2's a0 and a1 are N-tile j's a2 and a3, but loading them again costs
+// less than the moves that would build its fragment from them.
+template <int kFirstTile, int kEndTile>
 __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
+  for (int j = kFirstTile; j < kEndTile; ++j) {
     // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
     const uint2 lo01 = window_pair(lane_offset, 0, 8 * j), lo23 = window_pair(lane_offset, 0, 8 * j + 16);
     const uint2 hi01 = window_pair(lane_offset, 1, 8 * j), hi23 = window_pair(lane_offset, 1, 8 * j + 16);
@@ -788,11 +789,13 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
   }
 }
 
-// The k16 form (kTiny). N-tile j's window is bytes 8j - kTinyLead .. + 15 of the unit's outputs:
-// a lane loads one pair of rows of each plane per N-tile, its whole A fragment.
+// The k16 form (kTiny), N-tiles kFirstTile .. kEndTile - 1. N-tile j's window is bytes 8j -
+// kTinyLead .. + 15 of the unit's outputs: a lane loads one pair of rows of each plane per N-tile,
+// its whole A fragment.
+template <int kFirstTile, int kEndTile>
 __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const NarrowTaps& taps, unsigned (&w)[4]) {
 #pragma unroll
-  for (int j = 0; j < 4; ++j) {
+  for (int j = kFirstTile; j < kEndTile; ++j) {
     const uint2 lo = window_pair(lane_offset, 0, kNarrowLead - kTinyLead + 8 * j);  // a0: row g, a1: g + 8
     const uint2 hi = window_pair(lane_offset, 1, kNarrowLead - kTinyLead + 8 * j);
     unsigned ll[4], mid[4], hh[4];
@@ -806,17 +809,31 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
 
 // Unit u's outputs are intermediate columns 32u + 32 .. 32u + 63 (kPad = 32), its window 32u + 20
 // .. 32u + 75 (k16: 32u + 28 .. 32u + 67), in plane slots u % 3 .. u % 3 + 2 (kSlot: u % 3, known
-// where the caller runs steps in threes). load_lane: the shared address of the lane's first word
-// (row g, window byte 4t) of a unit whose window starts in the low plane's slot 0.
-template <int kSlot, bool kInside>
-__device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, int unit,
-                                                       Lane l, const OutputTarget& target) {
-  unsigned w[4];  // N-tile j: bytes of row g (outputs 8j + 2t, + 1), then of row g + 8
+// where the caller runs steps in threes). The unit is due at step u + 2, whose vertical product
+// gives columns 32u + 64 on: the windows of N-tiles 0 and 1 (k32; 0 to 2 for k16) end at 32u + 59,
+// before them, so the step multiplies those first, before its copies and its vertical product,
+// as independent work beside that product's chain of latencies, and the rest after it
+// (horizontal_task_narrow). Measured (bench/RESULTS.md, thirteenth session): 4K RGB 7 x 7 1-2%
+// faster; the k16 form's three early N-tiles made 4K gray 2-3% slower, so it takes none.
+constexpr int kEarlyTiles = kTiny ? 0 : 2;
+// N-tiles kFirstTile .. kEndTile - 1 of the unit whose window starts in slot kSlot. load_lane: the
+// shared address of the lane's first word (row g, window byte 4t) of a unit whose window starts in
+// the low plane's slot 0.
+template <int kSlot, int kFirstTile, int kEndTile>
+__device__ __forceinline__ void narrow_tiles(unsigned load_lane, const NarrowTaps& taps, unsigned (&w)[4]) {
   if (kTiny) {
-    narrow_tiles_k16(load_lane + plane_column(32 * kSlot), taps, w);
+    narrow_tiles_k16<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w);
   } else {
-    narrow_tiles_k32(load_lane + plane_column(32 * kSlot), taps, w);
+    narrow_tiles_k32<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w);
   }
+}
+
+// The rest of a unit's N-tiles, once its window is complete, and its outputs. w[0 .. kEarlyTiles
+// - 1]: the early N-tiles' results (j: bytes of row g, outputs 8j + 2t, + 1, then of row g + 8).
+template <int kSlot, bool kInside>
+__device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps, unsigned (&w)[4],
+                                                       int unit, Lane l, const OutputTarget& target) {
+  narrow_tiles<kSlot, kEarlyTiles, 4>(load_lane, taps, w);
   quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
   unsigned result[2][2];
   result[0][0] = __byte_perm(w[0], w[1], 0x5410);
@@ -935,6 +952,10 @@ struct Walk {
   // task % 3: the kernel runs steps in threes, so the narrow product's slots are constants.
   template <int kPhase, int kMode>
   __device__ __forceinline__ void step(int task) {
+    const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
+    constexpr int kUnitSlot = (kPhase + 1) % 3;  // narrow: unit = task - 2
+    unsigned w[4];                              // narrow: the unit's N-tiles, the early ones first
+    if (kNarrow && unit >= 0) narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w);
     stage<kMode>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
@@ -950,11 +971,9 @@ struct Walk {
       }
       __syncwarp();
     }
-    const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
     if (unit >= 0) {
       if (kNarrow) {
-        // unit = task - 2
-        horizontal_task_narrow<(kPhase + 1) % 3, kMode != kBorderChecks>(load_lane, narrow, unit, l, target);
+        horizontal_task_narrow<kUnitSlot, kMode != kBorderChecks>(load_lane, narrow, w, unit, l, target);
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
         horizontal_task<kMode != kBorderChecks>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
