@@ -34,10 +34,11 @@
 //
 // The edges cost little more than the interior (a warp's walk is as long as its slowest warp's,
 // and edge warps were up to 2x slower; bench/RESULTS.md): rows outside the image are copied from
-// the rows the border maps them to (every border but the constant one), 16-byte pieces crossing or
-// leaving the left or right edge load their bytes all at once, a narrow kernel's step wholly
-// outside the image is neither copied nor multiplied but filled from the edge's own intermediate
-// columns (fill_outside), and the last column of tiles walks only to the image's edge.
+// the rows the border maps them to (the constant border's: stored as the constant), 16-byte pieces
+// crossing or leaving the left or right edge load their bytes all at once, a narrow kernel's step
+// wholly outside the image is neither copied nor multiplied but filled from the edge's own
+// intermediate columns (the constant border's: with the constant's) (fill_outside), and the last
+// column of tiles walks only to the image's edge.
 //
 // A horizontal halo of at most 12 bytes (7 x 7 up to RGBA) takes the narrow horizontal product
 // (horizontal_task_narrow): each 8-output N-tile needs one k32 chunk of the window, not two, and
@@ -88,10 +89,10 @@ constexpr bool kNarrow = kHaloX <= kNarrowLead && kPad == 32;
 constexpr int kTinyLead = 4;
 constexpr bool kTiny = kNarrow && kHaloX <= kTinyLead;  // the k16 narrow product
 // The narrow ring holds the intermediate of the edge's own columns when a step wholly outside the
-// image is due, so for the borders that read image columns near the edge (not wrap, not the
-// constant) such a step is filled from them instead of being copied byte by byte and multiplied.
-constexpr bool kFillOutside = kNarrow && (GB_BORDER == GB_BORDER_CLAMP || GB_BORDER == GB_BORDER_REFLECT ||
-                                          GB_BORDER == GB_BORDER_REFLECT101);
+// image is due, so for the borders that read image columns near the edge (not wrap) such a step is
+// filled from them instead of being copied byte by byte and multiplied; for the constant border,
+// with the intermediate of a constant column, itself a constant (fill_outside).
+constexpr bool kFillOutside = kNarrow && GB_BORDER != GB_BORDER_WRAP;
 constexpr int kRing = kChunksX;                          // intermediate chunks: one window
 // The narrow product reads a window as one run of columns, so slots 3 and 4 keep copies of
 // slots 0 and 1: unit u's window is slots u % 3 .. u % 3 + 2 in order.
@@ -396,32 +397,73 @@ __host__ __device__ constexpr int stage_offset(int r, int h) {
 
 // Where a warp's input rows come from. Each lane copies one piece of row lane / 2 and, in a
 // second round, of row lane / 2 + 16 (kernels whose rows take more rounds: 16 rows further each).
-// Rows outside the image are mapped to the rows the border reads (kMappedRows: all borders but the
-// constant one, whose rows have no source), so only the steps whose 32 columns cross or leave the
-// image need the border: steps first_inside .. end_inside - 1 do not, and there each lane's copies
-// are a fixed pointer plus 32 bytes per step. Worked out once, so a step spends two comparisons on it.
-constexpr bool kMappedRows = !kConstantBorder && kCopyRounds <= 2;
+// Rows outside the image are mapped to the rows the border reads (kMappedRows), so only the steps
+// whose 32 columns cross or leave the image need the border: steps first_inside .. end_inside - 1
+// do not, and there each lane's copies are a fixed pointer plus 32 bytes per step. The constant
+// border's rows outside have no source: the lane stores the constant there instead of copying
+// (constant_rounds), a store of constants, cheaper than a copy. Worked out once, so a step spends
+// two comparisons on it.
+constexpr bool kMappedRows = kCopyRounds <= 2;
 struct StageSource {
   const unsigned char* lane_src;  // row y_top + lane / 2 (mapped), piece lane % 2, of step 0
   ptrdiff_t second_round;         // from there to the lane's second row (kMappedRows)
   int lane_dst;                   // that piece's offset in a slot
   int first_inside;               // steps first_inside .. end_inside - 1 need no border (empty
   int end_inside;                 // when the rows need it)
+  unsigned constant_rounds;       // the constant border (kMappedRows): bit i, round i's row is outside
 };
 
 __device__ __forceinline__ StageSource stage_source(const unsigned char* __restrict__ in, int pitch,
                                                     int height, int row_bytes, int xv0, int y_top, int lane) {
   StageSource s;
   const bool rows_inside = kMappedRows || (y_top >= 0 && y_top + kRowsNeeded <= height);
-  const int row = kMappedRows ? border_index(y_top + (lane >> 1), height) : rows_inside ? y_top + (lane >> 1) : 0;
-  const int second_row = kMappedRows ? border_index(y_top + (lane >> 1) + 16, height) : row + 16;
+  const int first = y_top + (lane >> 1);
+  // A constant-border row outside names row 0, a row the pointer may point into; it is never copied.
+  const auto mapped = [height](int r) { return max(border_index(r, height), 0); };
+  const int row = kMappedRows ? mapped(first) : rows_inside ? first : 0;
+  const int second_row = kMappedRows ? mapped(first + 16) : row + 16;
   s.lane_src = in + static_cast<ptrdiff_t>(row) * pitch + xv0 + 16 * (lane & 1);
   s.second_round = static_cast<ptrdiff_t>(second_row - row) * pitch;
   s.lane_dst = stage_offset(lane >> 1, lane & 1);
   // step s is inside when xv0 + 32 s >= 0 and xv0 + 32 s + 32 <= row_bytes
   s.first_inside = xv0 >= 0 ? 0 : (31 - xv0) >> 5;
   s.end_inside = rows_inside && row_bytes - 32 - xv0 >= 0 ? ((row_bytes - 32 - xv0) >> 5) + 1 : 0;
+  s.constant_rounds = kConstantBorder && kMappedRows ? (border_index(first, height) < 0 ? 1u : 0u) |
+                                                           (border_index(first + 16, height) < 0 ? 2u : 0u)
+                                                     : 0u;
   return s;
+}
+
+// Four bytes of a constant-border row from a byte column of channel `phase` on (byte b: the
+// value of channel (phase + b) % kChannels). Called with constants only: it is the compiler's.
+__host__ __device__ constexpr unsigned constant_word(int phase) {
+  constexpr unsigned kValue[4] = GB_BORDER_VALUE;
+  unsigned word = 0;
+  for (int e = 0; e < 4; ++e) word |= (kValue[(phase + e) % kChannels] & 255u) << (8 * e);
+  return word;
+}
+
+// The 16 bytes of a constant-border row from byte column xb (a multiple of 16, in the image) on.
+// Words of 4 bytes repeat every kChannels bytes: for 1, 2 and 4 channels every word is the same;
+// for 3, word k of a piece whose first byte is of channel p is constant_word((p + k) % 3).
+__device__ __forceinline__ void constant_piece(int xb, unsigned (&words)[4]) {
+#ifdef GB_PLANES
+  const unsigned word = constant_border(0) * 0x01010101u;  // the plane's channel's value
+#pragma unroll
+  for (int k = 0; k < 4; ++k) words[k] = word;
+#else
+  if (4 % kChannels == 0) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) words[k] = constant_word(0);
+  } else {
+    const int p = xb % kChannels;  // xb >= 0
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const int q = (p + k) % 3;
+      words[k] = q == 0 ? constant_word(0) : q == 1 ? constant_word(1) : constant_word(2);
+    }
+  }
+#endif
 }
 
 // The 16 bytes from byte column xb of `row`, an edge piece: each byte from the column the border
@@ -461,8 +503,14 @@ __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in,
     for (int i = 0; i < kCopyRounds; ++i) {  // rows lane / 2 + 16 i
       if (32 * i + lane < 2 * kRowsNeeded) {
         // 16 rows further: 4 blocks, the same positions
-        cp_async16(lane_dst + 512 * i,
-                   src + (kMappedRows ? (i == 0 ? 0 : source.second_round) : static_cast<ptrdiff_t>(16 * i) * pitch));
+        if (kConstantBorder && kMappedRows && ((source.constant_rounds >> i) & 1u)) {
+          unsigned words[4];
+          constant_piece(xv + 16 * (lane & 1), words);
+          sts128(lane_dst + 512 * i, words);
+        } else {
+          cp_async16(lane_dst + 512 * i,
+                     src + (kMappedRows ? (i == 0 ? 0 : source.second_round) : static_cast<ptrdiff_t>(16 * i) * pitch));
+        }
       }
     }
     cp_async_commit();
@@ -905,6 +953,9 @@ struct Walk {
   // outside the image, in the ring) as that of the columns the border maps them to: the vertical
   // product of a column outside the image is the product of the column it reads, and those lie
   // within kHaloX + 1 bytes of the edge, in the ring too. Lane: row lane % 16 of plane lane / 16.
+  // The constant border's columns outside are the constant v in every row, and the taps sum to
+  // 2^16, so their intermediate is m = 256 v (+ 2^7 where the rounding rides in a row): a low
+  // byte of 0 (or 128) and a high byte of v.
   __device__ __forceinline__ void fill_outside(int x_begin, int x_end) const {
     const unsigned base =
         stages_shared + kStages * kStageBytes + (lane >> 4) * kPlaneBytes + plane_row(lane & 15);
@@ -915,7 +966,9 @@ struct Walk {
         int channel;
         const int from = source_column(x, width, channel) - xv0;  // intermediate columns of the walk
         const int to = x - xv0;
-        const unsigned v = lds8(base + plane_column(32 * ((from >> 5) % 3) + (from & 31)));
+        const unsigned v = !kConstantBorder ? lds8(base + plane_column(32 * ((from >> 5) % 3) + (from & 31)))
+                           : lane >= 16     ? constant_border(channel)
+                                            : (kRoundInRow ? kVerticalRound : 0u);
         const int slot = (to >> 5) % 3;
         sts8(base + plane_column(32 * slot + (to & 31)), v);
         if (slot < 2) sts8(base + plane_column(32 * (slot + 3) + (to & 31)), v);  // the ring's copies
