@@ -206,7 +206,8 @@ TEST_CASE("GPU == CPU on images of many tiles, where interior blocks take the fa
   }
   // The constant border's top and bottom warps: their rows outside the image are stored as the
   // constant (one value per channel, so each channel count's pattern shows), not copied.
-  for (auto [size, channels] : std::vector<std::pair<int, int>>{{3, 3}, {7, 3}, {7, 4}, {5, 2}, {15, 3}}) {
+  for (auto [size, channels] :
+       std::vector<std::pair<int, int>>{{3, 3}, {7, 3}, {7, 4}, {5, 2}, {15, 3}}) {
     const BlurSpec spec =
         test::make_test_spec(size, size / 5.0, channels, Border::kConstant, {7, 250, 128, 3});
     cases.push_back(
