@@ -44,6 +44,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     gb_vertical_kernel(const unsigned char* __restrict__ in, int in_pitch,
                        unsigned char* __restrict__ mid, int mid_pitch, int width, int height) {
   using namespace gb;
+  in = layer_image(in, in_pitch, height);  // this block's image of a stack, and its intermediate
+  mid = layer_image(mid, mid_pitch, height);
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y;
   if (x >= width) return;
@@ -66,6 +68,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     gb_horizontal_kernel(const unsigned char* __restrict__ mid, int mid_pitch,
                          unsigned char* __restrict__ out, int out_pitch, int width, int height) {
   using namespace gb;
+  mid = layer_image(mid, mid_pitch, height);
+  out = layer_image(out, out_pitch, height);
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y;
   if (x >= width || y >= height) return;

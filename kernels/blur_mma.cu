@@ -1085,10 +1085,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   const int x0 = blockIdx.x * 32 * tile_units;
   const int y_first = blockIdx.y * kTileH + 16 * warp;  // the warp's first output row
 
-#ifdef GB_PLANES  // a planar blur (planes.cu): this block's plane is blockIdx.z, `height` rows
-  in += static_cast<size_t>(blockIdx.z) * in_pitch * height;
-  out += static_cast<size_t>(blockIdx.z) * out_pitch * height;
-#endif
+  in = layer_image(in, in_pitch, height);  // this block's image of a stack, or plane of a planar blur
+  out = layer_image(out, out_pitch, height);
   const bool active = y_first < height && units > 0;  // other warps only help build the block's tables
   unsigned char* stages = shared + kTapBytes + kWeightBytes + warp * kWarpShared;
   if (active && kRoundInRow && lane < 8) {  // the rounding row (no copy ever writes it); a __syncwarp follows

@@ -134,6 +134,8 @@ extern "C" __global__ void __launch_bounds__(gb::kBlockThreads, 2)
     gb_blur_kernel(const unsigned char* __restrict__ in, int in_pitch, unsigned char* __restrict__ out,
                    int out_pitch, int width, int height) {
   using namespace gb;
+  in = layer_image(in, in_pitch, height);  // this block's image of a stack
+  out = layer_image(out, out_pitch, height);
   __shared__ unsigned short mid[kTileH * kRowStride];
   const int row_bytes = width * kChannels;
   const int x0 = blockIdx.x * kTileW;

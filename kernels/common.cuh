@@ -51,11 +51,21 @@ __constant__ unsigned taps_y[kSizeY] = GB_TAPS_Y;
 #endif
 __constant__ unsigned border_value[4] = GB_BORDER_VALUE;
 
+// A stack of images of one shape, each `height` rows of `pitch` bytes, one after another (a
+// batch, as video frames or a tensor's images lie in memory): the grid's layer blockIdx.z blurs
+// image blockIdx.z. One image: layer 0, no offset. A planar blur's layers are its planes, plane
+// p of image i at layer p * images + i (planes.cu splits the stack as one tall image).
+template <typename T>
+__device__ __forceinline__ T* layer_image(T* image, int pitch, int height) {
+  return image + static_cast<size_t>(blockIdx.z) * pitch * height;
+}
+
 // The constant border's value for a byte of channel `channel`; in a planar blur (GB_PLANES,
-// planes.cu) every byte is of the channel its plane holds, plane blockIdx.z.
+// planes.cu) every byte is of the channel its plane holds: the grid holds GB_PLANES planes of
+// gridDim.z / GB_PLANES images each (layer_image).
 __device__ __forceinline__ unsigned constant_border(int channel) {
 #ifdef GB_PLANES
-  return border_value[blockIdx.z];
+  return border_value[blockIdx.z / (gridDim.z / GB_PLANES)];
 #else
   return border_value[channel];
 #endif

@@ -2,7 +2,9 @@
 // one-channel kernel on each channel (codegen: KernelSchedule::planes). Such a blur's horizontal
 // taps are 1 byte apart instead of C, so its tensor-core products skip the zeros between them:
 // at 255 x 255 RGBA a quarter of the products (bench/RESULTS.md). Plane c of a w x h image is
-// rows c h .. c h + h - 1 of a planar buffer of w-byte rows, `plane_pitch` apart.
+// rows c h .. c h + h - 1 of a planar buffer of w-byte rows, `plane_pitch` apart. A stack of n images
+// (common.cuh, layer_image; grid layer blockIdx.z is image blockIdx.z) has planes of n h rows: plane
+// c of image i is rows (c n + i) h .. (c n + i) h + h - 1, the blur's grid layer c n + i.
 //
 // A thread moves 4 pixels: GB_PLANES words of the interleaved row, one word of each plane; the
 // row's last pixels (width not a multiple of 4), byte by byte.
@@ -17,7 +19,7 @@ constexpr int kPlanes = GB_PLANES;
 // A thread's 4 pixels: where they lie in the interleaved image and in plane 0 of the planar
 // buffer (plane k is k plane_bytes further on).
 struct PlaneCopy {
-  int group;  // pixels 4 group .. 4 group + 3 of row blockIdx.y
+  int group;  // pixels 4 group .. 4 group + 3 of row blockIdx.y of image blockIdx.z
   bool whole;  // all 4 inside the row
   bool any;    // at least one inside
   size_t interleaved, planar, plane_bytes;
@@ -29,9 +31,10 @@ __device__ __forceinline__ PlaneCopy plane_copy(int interleaved_pitch, int plane
   const int y = blockIdx.y;
   c.whole = 4 * c.group + 4 <= width && y < height;
   c.any = 4 * c.group < width && y < height;
-  c.interleaved = static_cast<size_t>(y) * interleaved_pitch + 4 * kPlanes * c.group;
-  c.planar = static_cast<size_t>(y) * plane_pitch + 4 * c.group;
-  c.plane_bytes = static_cast<size_t>(plane_pitch) * height;
+  const size_t row = static_cast<size_t>(blockIdx.z) * height + y;  // of the stack
+  c.interleaved = row * interleaved_pitch + 4 * kPlanes * c.group;
+  c.planar = row * plane_pitch + 4 * c.group;
+  c.plane_bytes = static_cast<size_t>(plane_pitch) * height * gridDim.z;
   return c;
 }
 

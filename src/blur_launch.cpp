@@ -20,10 +20,15 @@ std::size_t general_mid_pitch(const GeneratedKernel& kernel, int width) {
                                   static_cast<std::size_t>(kernel.mid_bytes)));
 }
 
-// A planar buffer: kernel.schedule.planes planes of `height` rows of `width` bytes.
-std::size_t planar_bytes(const GeneratedKernel& kernel, int width, int height) {
+// A planar buffer: kernel.schedule.planes planes of `rows` rows of `width` bytes (a stack's
+// planes hold every image's rows: kernels/planes.cu).
+std::size_t planar_bytes(const GeneratedKernel& kernel, int width, std::size_t rows) {
   return checked_mul(device_pitch(static_cast<std::size_t>(width)),
-                     checked_mul(static_cast<std::size_t>(height), static_cast<std::size_t>(kernel.schedule.planes)));
+                     checked_mul(rows, static_cast<std::size_t>(kernel.schedule.planes)));
+}
+
+std::size_t stack_rows(int height, int images) {
+  return checked_mul(static_cast<std::size_t>(height), static_cast<std::size_t>(images));
 }
 
 }  // namespace
@@ -39,17 +44,18 @@ BlurFunctions blur_functions(const cuda::Module& module, const GeneratedKernel& 
   return f;
 }
 
-std::size_t blur_scratch_bytes(const GeneratedKernel& kernel, int width, int height) {
+std::size_t blur_scratch_bytes(const GeneratedKernel& kernel, int width, int height, int images) {
+  const std::size_t rows = stack_rows(height, images);
   if (kernel.schedule.variant == KernelVariant::kGeneral) {
-    return checked_mul(general_mid_pitch(kernel, width), static_cast<std::size_t>(height));
+    return checked_mul(general_mid_pitch(kernel, width), rows);
   }
-  if (kernel.schedule.planes) return checked_mul(planar_bytes(kernel, width, height), std::size_t{2});
+  if (kernel.schedule.planes) return checked_mul(planar_bytes(kernel, width, rows), std::size_t{2});
   return 0;
 }
 
-void launch_blur(const GeneratedKernel& kernel, const BlurFunctions& functions, const LaunchDims& dims,
-                 DeviceImage in, DeviceImage out, int width, int height, CUdeviceptr scratch,
-                 CUstream stream) {
+void launch_blur(const GeneratedKernel& kernel, const BlurFunctions& functions,
+                 const LaunchDims& dims, DeviceImage in, DeviceImage out, int width, int height,
+                 int images, CUdeviceptr scratch, CUstream stream) {
   int w = width, h = height;
   if (kernel.schedule.variant == KernelVariant::kGeneral) {  // vertical into the intermediate, then horizontal
     DeviceImage mid{scratch, static_cast<int>(general_mid_pitch(kernel, width))};
@@ -62,8 +68,9 @@ void launch_blur(const GeneratedKernel& kernel, const BlurFunctions& functions, 
   if (kernel.schedule.planes) {  // split, blur every plane at once, merge
     const int pitch = static_cast<int>(device_pitch(static_cast<std::size_t>(width)));
     DeviceImage planes_in{scratch, pitch};
-    DeviceImage planes_out{scratch + planar_bytes(kernel, width, height), pitch};
-    const LaunchDims copy = plane_copy_dims(width, height);
+    DeviceImage planes_out{scratch + planar_bytes(kernel, width, stack_rows(height, images)),
+                           pitch};
+    const LaunchDims copy = plane_copy_dims(width, height, images);
     void* split_args[] = {&in.pointer, &in.pitch, &planes_in.pointer, &planes_in.pitch, &w, &h};
     launch(functions.split, copy, stream, split_args, "split into planes");
     void* blur_args[] = {&planes_in.pointer, &planes_in.pitch, &planes_out.pointer, &planes_out.pitch, &w, &h};

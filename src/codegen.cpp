@@ -28,6 +28,8 @@ constexpr int kTiledMaxHaloBytes = 128;
 // blur_mma.cu: any radius up to 255 x 255 whose slots fit the GPU's shared memory.
 constexpr int kMmaMaxRadiusY = 127;
 constexpr int kMmaMaxHaloBytes = 512;
+// CUDA's limit on a grid's third dimension: the layers of a stack of images (launch_dims).
+constexpr long long kMaxGridLayers = 65535;
 constexpr int kMmaMinArch = 80;  // mma.m16n8k32 with u8 operands
 
 constexpr std::array<std::pair<KernelVariant, std::string_view>, 6> kVariantNames = {{
@@ -575,31 +577,39 @@ long long mma_tile_units(const KernelSchedule& s, long long row_units, long long
 
 }  // namespace
 
-LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count) {
+LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count,
+                       int images) {
   const auto& s = kernel.schedule;
+  // A grid layer per image of the stack; a planar blur's, per plane of each image.
+  const long long layers = static_cast<long long>(images) * std::max(1, s.planes);
+  if (images < 1 || layers > kMaxGridLayers) {
+    throw InternalError("a stack of " + std::to_string(images) + " images" +
+                        (s.planes ? " of " + std::to_string(s.planes) + " planes" : "") +
+                        " does not fit one launch (at most " + std::to_string(kMaxGridLayers) +
+                        " grid layers)");
+  }
   if (s.variant == KernelVariant::kGeneral) {  // one thread per pixel, one block row per row
     return {static_cast<unsigned>((width + s.block_threads - 1) / s.block_threads),
-            static_cast<unsigned>(height), 1, static_cast<unsigned>(s.block_threads)};
+            static_cast<unsigned>(height), static_cast<unsigned>(layers),
+            static_cast<unsigned>(s.block_threads)};
   }
-  // A planar blur's grid is one layer per plane of one-channel rows: a wave model sees its
-  // planes as more rows of tiles.
-  const long long planes = std::max(1, s.planes);
   const long long row_bytes = static_cast<long long>(width) * (s.planes ? 1 : kernel.channels);
   const long long rows = (height + s.tile_h - 1) / s.tile_h;
   long long tile_w = s.tile_w;
-  if (s.variant == KernelVariant::kMma) {
+  if (s.variant == KernelVariant::kMma) {  // the wave model sees every layer's rows of tiles
     const long long row_units = (row_bytes + 31) / 32;
-    tile_w = 32 * mma_tile_units(s, row_units, rows * planes, sm_count);
+    tile_w = 32 * mma_tile_units(s, row_units, rows * layers, sm_count);
   }
   return {static_cast<unsigned>((row_bytes + tile_w - 1) / tile_w), static_cast<unsigned>(rows),
-          static_cast<unsigned>(planes), static_cast<unsigned>(s.block_threads),
+          static_cast<unsigned>(layers), static_cast<unsigned>(s.block_threads),
           s.launch_shared_bytes()};
 }
 
-LaunchDims plane_copy_dims(int width, int height) {
+LaunchDims plane_copy_dims(int width, int height, int images) {
   constexpr unsigned kThreads = 128;
   const unsigned groups = static_cast<unsigned>((width + 3) / 4);
-  return {(groups + kThreads - 1) / kThreads, static_cast<unsigned>(height), 1, kThreads, 0};
+  return {(groups + kThreads - 1) / kThreads, static_cast<unsigned>(height),
+          static_cast<unsigned>(images), kThreads, 0};
 }
 
 }  // namespace gpublur

@@ -94,17 +94,21 @@ GeneratedKernel generate_kernel(const BlurSpec& spec,
 struct LaunchDims {
   unsigned grid_x = 1;
   unsigned grid_y = 1;
-  unsigned grid_z = 1;  // a planar blur: one grid layer per plane
+  unsigned grid_z = 1;  // one grid layer per image of a stack (times the planes of a planar blur)
   unsigned block = 1;
   unsigned dynamic_shared_bytes = 0;  // also the function's opt-in (cuda::allow_dynamic_shared)
 };
 
-/// Grid and block for an image of width x height pixels (channels from the kernel). With the
-/// GPU's SM count, the tensor-core kernel's tiles are narrowed where that spreads a grid of few
-/// waves more evenly over the SMs (its kernel takes the tile width from the grid).
-LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count = 0);
+/// Grid and block for a stack of `images` images of width x height pixels each (channels from
+/// the kernel), one after another in memory, blurred by one launch (kernels/common.cuh,
+/// layer_image). With the GPU's SM count, the tensor-core kernel's tiles are narrowed where that
+/// spreads a grid of few waves more evenly over the SMs (its kernel takes the tile width from the
+/// grid). Throws InternalError where the stack passes the grid's 65535 layers.
+LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int sm_count = 0,
+                       int images = 1);
 
-/// Grid and block of a planar blur's split and merge (kernels/planes.cu): 4 pixels a thread.
-LaunchDims plane_copy_dims(int width, int height);
+/// Grid and block of a planar blur's split and merge (kernels/planes.cu): 4 pixels a thread, a
+/// grid layer per image of the stack.
+LaunchDims plane_copy_dims(int width, int height, int images = 1);
 
 }  // namespace gpublur

@@ -276,6 +276,48 @@ TEST_CASE("large kernels of several channels blur one plane per channel", "[code
   CHECK(blur_scratch_bytes(kernel(7, 4), 1921, 10) == 0);
 }
 
+TEST_CASE("a stack of images is one launch: a grid layer per image, per plane of each",
+          "[codegen]") {
+  const auto kernel = [](int size, int channels, SampleFormat format = SampleFormat::k8,
+                         KernelVariant variant = KernelVariant::kAuto) {
+    return generate_kernel(test::make_test_spec(size, size / 6.0, channels), variant, format, 90);
+  };
+  const GeneratedKernel mma = kernel(7, 3), planar = kernel(255, 4);
+  REQUIRE(planar.schedule.planes == 4);
+  for (const GeneratedKernel& k :
+       {mma, kernel(7, 3, SampleFormat::k8, KernelVariant::kTiled),
+        kernel(7, 3, SampleFormat::k8, KernelVariant::kWide),
+        kernel(7, 3, SampleFormat::k8, KernelVariant::kNaive), kernel(7, 3, SampleFormat::k16)}) {
+    CAPTURE(variant_name(k.schedule.variant));
+    const LaunchDims one = launch_dims(k, 1920, 1080, 132),
+                     five = launch_dims(k, 1920, 1080, 132, 5);
+    CHECK(one.grid_z == 1);
+    CHECK(five.grid_z == 5);
+    CHECK(five.grid_y == one.grid_y);  // every layer one image's rows
+    CHECK(five.block == one.block);
+  }
+  // Planar: plane p of image i is layer p * images + i; the split and merge take a layer per image.
+  CHECK(launch_dims(planar, 1920, 1080, 132, 3).grid_z == 12);
+  CHECK(plane_copy_dims(1920, 1080, 3).grid_z == 3);
+  CHECK(plane_copy_dims(1920, 1080, 3).grid_y == 1080);
+  CHECK(blur_scratch_bytes(planar, 1921, 10, 3) == 3 * blur_scratch_bytes(planar, 1921, 10));
+  const GeneratedKernel general = kernel(7, 3, SampleFormat::k16);
+  CHECK(blur_scratch_bytes(general, 100, 10, 7) == 7 * blur_scratch_bytes(general, 100, 10));
+  CHECK(blur_scratch_bytes(mma, 100, 10, 7) == 0);
+
+  // The wave model sees the stack's blocks: a 1080p gray image alone takes narrowed tiles to
+  // fill the SMs; sixteen of them fill the SMs many times over at the widest.
+  const GeneratedKernel gray = kernel(7, 1);
+  CHECK(launch_dims(gray, 1920, 1080, 132).grid_x > launch_dims(gray, 1920, 1080).grid_x);
+  CHECK(launch_dims(gray, 1920, 1080, 132, 16).grid_x < launch_dims(gray, 1920, 1080, 132).grid_x);
+
+  // CUDA's grid has at most 65535 layers: a deeper stack is refused, not launched wrong.
+  CHECK(launch_dims(mma, 64, 64, 132, 65535).grid_z == 65535);
+  CHECK_THROWS_AS(launch_dims(mma, 64, 64, 132, 65536), InternalError);
+  CHECK_THROWS_AS(launch_dims(planar, 64, 64, 132, 16384), InternalError);  // 65536 planes
+  CHECK_THROWS_AS(launch_dims(mma, 64, 64, 132, 0), InternalError);
+}
+
 TEST_CASE("small horizontal halos take the narrow product, up to 4 bytes its k16 form", "[codegen]") {
   const auto schedule = [](int size, int channels) {
     return generate_kernel(test::make_test_spec(size, size / 5.0 + 0.3, channels), KernelVariant::kMma,
