@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "blur_launch.hpp"
 #include "cuda_driver.hpp"
@@ -161,45 +162,76 @@ GpuKernel::~GpuKernel() = default;
 
 template <typename Sample>
 GpuTimes GpuKernel::blur_in_place(Raster<Sample>& image) const {
-  if (image.channels != kernel_.channels || kernel_.format != format_of<Sample>()) {
+  return blur_stack(&image, 1);
+}
+
+template <typename Sample>
+GpuTimes GpuKernel::blur_in_place(std::vector<Raster<Sample>>& images) const {
+  return images.empty() ? GpuTimes{} : blur_stack(images.data(), images.size());
+}
+
+template <typename Sample>
+GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const {
+  const Raster<Sample>& first = images[0];
+  if (first.channels != kernel_.channels || kernel_.format != format_of<Sample>()) {
     throw InternalError("kernel " + kernel_.name + " does not fit an image of " +
-                        std::to_string(image.channels) + " channels of " +
+                        std::to_string(first.channels) + " channels of " +
                         std::to_string(sizeof(Sample) * 8) + "-bit samples");
   }
+  for (std::size_t i = 1; i < count; ++i) {
+    if (images[i].width != first.width || images[i].height != first.height ||
+        images[i].channels != first.channels) {
+      throw InternalError("a stack of images of different shapes");
+    }
+  }
+  const int stacked = static_cast<int>(count);
+  // Before any allocation: a stack too deep for one launch throws here.
+  const LaunchDims dims =
+      launch_dims(kernel_, first.width, first.height, session_.info().sm_count, stacked);
   const auto& driver = cuda::api();
   GpuSessionAccess::context(session_).make_current();
-  const std::size_t pitch = device_pitch(image.row_bytes());
-  const std::size_t bytes = checked_mul(pitch, static_cast<std::size_t>(image.height));
+  const std::size_t pitch = device_pitch(first.row_bytes());
+  const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(first.height));
+  const std::size_t bytes = checked_mul(image_bytes, count);
   GpuTimes times;
   const auto pin_start = std::chrono::steady_clock::now();
-  // Owners in dependency order (the session's context outlives them all): the pinned range,
-  // buffers, stream, events; destroyed in reverse, so the range is unpinned last.
-  const cuda::PinnedHostRange pinned(image.pixels.data(), image.byte_count());
+  // Owners in dependency order (the session's context outlives them all): the pinned ranges,
+  // buffers, stream, events; destroyed in reverse, so the ranges are unpinned last.
+  std::vector<cuda::PinnedHostRange> pinned;
+  pinned.reserve(count);
+  times.pinned = true;
+  for (std::size_t i = 0; i < count; ++i) {
+    pinned.emplace_back(images[i].pixels.data(), images[i].byte_count());
+    times.pinned = times.pinned && pinned.back().pinned();
+  }
   times.pin_ms = ms_since(pin_start);
-  times.pinned = pinned.pinned();
   cuda::DeviceBuffer source(bytes);
   cuda::DeviceBuffer result(bytes);
   std::optional<cuda::DeviceBuffer> scratch;  // kGeneral's intermediate, a planar blur's planes
-  if (const std::size_t scratch_bytes = blur_scratch_bytes(kernel_, image.width, image.height)) {
+  if (const std::size_t scratch_bytes =
+          blur_scratch_bytes(kernel_, first.width, first.height, stacked)) {
     scratch.emplace(scratch_bytes);
   }
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, stop;
 
   start.record(stream);
-  const CUDA_MEMCPY2D upload = upload_copy(image, source.get(), pitch);
-  GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
+  for (std::size_t i = 0; i < count; ++i) {  // image i: rows i * height on, of the stack
+    const CUDA_MEMCPY2D upload = upload_copy(images[i], source.get() + i * image_bytes, pitch);
+    GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
+  }
   uploaded.record(stream);
   const int device_pitch_arg = static_cast<int>(pitch);
-  const LaunchDims dims = launch_dims(kernel_, image.width, image.height, session_.info().sm_count);
   launch_blur(kernel_, impl_->functions, dims, {source.get(), device_pitch_arg},
-              {result.get(), device_pitch_arg}, image.width, image.height,
+              {result.get(), device_pitch_arg}, first.width, first.height, stacked,
               scratch ? scratch->get() : 0, stream.get());
   computed.record(stream);
-  // The upload was ordered before this on the stream, so the image's memory is free to take
-  // the result.
-  const CUDA_MEMCPY2D download = download_copy(result.get(), pitch, image);
-  GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
+  // The uploads were ordered before this on the stream, so the images' memory is free to take
+  // the results.
+  for (std::size_t i = 0; i < count; ++i) {
+    const CUDA_MEMCPY2D download = download_copy(result.get() + i * image_bytes, pitch, images[i]);
+    GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
+  }
   stop.record(stream);
   stream.synchronize("running the blur kernel");
   times.upload_ms = uploaded.elapsed_since(start);
@@ -226,11 +258,12 @@ GpuRun<Sample> blur_on_gpu(const Raster<Sample>& in, const GeneratedKernel& kern
   return blur_on_gpu(session, in, kernel, compiled);
 }
 
-#define GPUBLUR_INSTANTIATE(Sample)                                                          \
-  template GpuTimes GpuKernel::blur_in_place(Raster<Sample>&) const;                        \
-  template GpuRun<Sample> blur_on_gpu(GpuSession&, const Raster<Sample>&,                   \
-                                      const GeneratedKernel&, const CompiledKernel&);       \
-  template GpuRun<Sample> blur_on_gpu(const Raster<Sample>&, const GeneratedKernel&,        \
+#define GPUBLUR_INSTANTIATE(Sample)                                                               \
+  template GpuTimes GpuKernel::blur_in_place(Raster<Sample>&) const;                              \
+  template GpuTimes GpuKernel::blur_in_place(std::vector<Raster<Sample>>&) const;                 \
+  template GpuRun<Sample> blur_on_gpu(GpuSession&, const Raster<Sample>&, const GeneratedKernel&, \
+                                      const CompiledKernel&);                                     \
+  template GpuRun<Sample> blur_on_gpu(const Raster<Sample>&, const GeneratedKernel&,              \
                                       const CompiledKernel&, const GpuInfo&);
 GPUBLUR_INSTANTIATE(std::uint8_t)
 GPUBLUR_INSTANTIATE(std::uint16_t)

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "arch.hpp"
 #include "codegen.hpp"
@@ -62,8 +63,8 @@ class GpuSession {
 
 /// What one blur on the GPU took.
 struct GpuTimes {
-  double pin_ms = 0;      // cuMemHostRegister of the image (host clock)
-  bool pinned = false;    // false: the driver refused to pin; the copies were staged instead
+  double pin_ms = 0;      // cuMemHostRegister of the image(s) (host clock)
+  bool pinned = false;    // false: the driver refused to pin (one of them); its copies were staged
   float upload_ms = 0;    // CUDA events
   float kernel_ms = 0;    // CUDA events, the kernel (or kGeneral's two) alone
   float download_ms = 0;  // CUDA events
@@ -87,7 +88,18 @@ class GpuKernel {
   template <typename Sample>
   GpuTimes blur_in_place(Raster<Sample>& image) const;
 
+  /// Blurs `images`, all of one size, in place with one launch: each is pinned and uploaded into
+  /// its place in a stack on the GPU, the stack blurred at once (every image on its own, its
+  /// borders at its own edges: the bytes of blurring each alone), and each result downloaded into
+  /// its own memory. `kernel_ms` is the stack's. Throws as above, and InternalError where the
+  /// images' shapes differ or the stack does not fit one launch (launch_dims).
+  template <typename Sample>
+  GpuTimes blur_in_place(std::vector<Raster<Sample>>& images) const;
+
  private:
+  template <typename Sample>
+  GpuTimes blur_stack(Raster<Sample>* images, std::size_t count) const;
+
   struct Impl;
   GpuSession& session_;
   GeneratedKernel kernel_;
