@@ -4,6 +4,7 @@
 // buffers rotate through more than 4x the L2 so no launch finds its data in cache.
 //
 //   gpublur_bench [--sizes 1080p,4k,8k] [--ksizes 3,7,15,31,101,255] [--channels 1,3,4]
+//                 [--images N]  (N images a launch, times per image)
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -39,8 +40,13 @@ const std::map<std::string, Size> kSizes = {{"1080p", {"1920x1080", 1920, 1080}}
                                             {"4k", {"3840x2160", 3840, 2160}},
                                             {"8k", {"7680x4320", 7680, 4320}}};
 
+// --images N: every launch blurs a stack of N images of the size, one after another in memory
+// (as a batch of video frames or a tensor's images lie), and a row's times are per image: the
+// launch's time / N, the copy's of the whole stack / N. 1: one image a launch.
+int g_images = 1;
+
 struct Buffers {
-  std::size_t pitch = 0, bytes = 0;
+  std::size_t pitch = 0, image_bytes = 0, bytes = 0;  // bytes: the stack's
   std::vector<cuda::DeviceBuffer> in, out;
 };
 
@@ -48,7 +54,8 @@ Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes,
                      const cuda::Stream& stream) {
   Buffers b;
   b.pitch = device_pitch(static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels));
-  b.bytes = b.pitch * static_cast<std::size_t>(size.height);
+  b.image_bytes = b.pitch * static_cast<std::size_t>(size.height);
+  b.bytes = b.image_bytes * static_cast<std::size_t>(g_images);
   const std::size_t pairs = std::clamp<std::size_t>((4 * l2_bytes) / b.bytes + 1, 2, 64);
   std::vector<unsigned char> host(b.bytes);
   std::mt19937 rng(42);
@@ -108,6 +115,12 @@ double median_ms(const cuda::Stream& stream, int warmup, int iters,
   return ms[static_cast<std::size_t>(iters / 2)];
 }
 
+// A row's time: median_ms of fn, which works on a whole stack (--images), per image of it.
+double per_image_ms(const cuda::Stream& stream, int warmup, int iters,
+                    const std::function<void(std::size_t)>& fn) {
+  return median_ms(stream, warmup, iters, fn) / g_images;
+}
+
 struct LoadedKernel {
   GeneratedKernel kernel;
   cuda::Module module;
@@ -134,7 +147,7 @@ long long row_units(const GeneratedKernel& kernel, int width) {
 
 LaunchDims bench_launch_dims(const GeneratedKernel& kernel, int width, int height) {
   const bool widest = g_widest_tiles || g_mma_units < 0;
-  LaunchDims d = launch_dims(kernel, width, height, widest ? 0 : g_sm_count);
+  LaunchDims d = launch_dims(kernel, width, height, widest ? 0 : g_sm_count, g_images);
   if (kernel.schedule.variant == KernelVariant::kMma && g_mma_units > 0) {
     const long long units = row_units(kernel, width);
     d.grid_x = static_cast<unsigned>((units + g_mma_units - 1) / g_mma_units);
@@ -190,7 +203,8 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
   cuda::Module module(compiled.module_image(), kernel.name);
   const BlurFunctions functions = blur_functions(module, kernel);
   LoadedKernel loaded{std::move(kernel), std::move(module), functions, std::nullopt};
-  if (const std::size_t bytes = blur_scratch_bytes(loaded.kernel, size.width, size.height)) {
+  if (const std::size_t bytes =
+          blur_scratch_bytes(loaded.kernel, size.width, size.height, g_images)) {
     loaded.scratch.emplace(bytes);
   }
   return loaded;
@@ -201,8 +215,8 @@ void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, i
             const cuda::Stream& s) {
   const int pitch = static_cast<int>(b.pitch);
   launch_blur(k.kernel, k.functions, bench_launch_dims(k.kernel, width, height),
-              {b.in[i % b.in.size()].get(), pitch}, {b.out[i % b.out.size()].get(), pitch}, width, height,
-              k.scratch ? k.scratch->get() : 0, s.get());
+              {b.in[i % b.in.size()].get(), pitch}, {b.out[i % b.out.size()].get(), pitch}, width,
+              height, g_images, k.scratch ? k.scratch->get() : 0, s.get());
 }
 
 // "mma 480x64": the variant and the tile (bytes x rows) this image's launch used.
@@ -313,14 +327,20 @@ int run(const Config& config) {
                                         " launches back to back between its events, divided by " +
                                         std::to_string(g_batch)
                                   : std::string();
+  const std::string stacked = g_images > 1
+                                  ? "; stack: each launch blurs " + std::to_string(g_images) +
+                                        " images one after another in memory (one copy of them "
+                                        "all), and a time is its time / " +
+                                        std::to_string(g_images)
+                                  : std::string();
   std::printf(
-      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s%s); copy = "
+      "ms per image (median of %d, CUDA events, buffers rotating over > 4x L2%s%s%s); copy = "
       "device-to-device copy of the same bytes; x = time / copy time\n\n",
       config.iters,
       config.queued
           ? "; queued: each launch behind a kernel holding the GPU, so no host launch latency"
           : "",
-      batched.c_str());
+      batched.c_str(), stacked.c_str());
   std::printf("launch floor: an empty kernel, timed the same way, %.4f ms\n\n",
               empty_kernel_ms(*gpu, stream, config.iters));
   std::printf(
@@ -333,7 +353,7 @@ int run(const Config& config) {
       const Buffers b = make_buffers(size, channels, static_cast<std::size_t>(l2), stream);
       const std::size_t row_bytes =
           static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels);
-      const double copy_ms = median_ms(stream, 5, config.iters, [&](std::size_t i) {
+      const double copy_ms = per_image_ms(stream, 5, config.iters, [&](std::size_t i) {
         GB_CU_CHECK(
             cuda::api().cuMemcpyDtoDAsync(b.out[i % b.out.size()].get(),
                                           b.in[i % b.in.size()].get(), b.bytes, stream.get()),
@@ -360,7 +380,7 @@ int run(const Config& config) {
           const LoadedKernel fast = load(spec, KernelVariant::kAuto, *gpu, size, parse_layout(layout));
           for (int units : config.mma_units) {
             g_mma_units = units;
-            const double ms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
+            const double ms = per_image_ms(stream, 3, config.iters, [&](std::size_t i) {
               launch(fast, b, i, size.width, size.height, stream);
             });
             timed.push_back({units, ms, download(b.out[0], b.bytes, stream), kernel_label(fast, size),
@@ -380,7 +400,7 @@ int run(const Config& config) {
         if (fast_variant != previous) {
           const LoadedKernel other = load(spec, previous, *gpu, size);
           const int iters = previous == KernelVariant::kWide ? 5 : config.iters;
-          const double tms = median_ms(stream, 1, iters, [&](std::size_t i) {
+          const double tms = per_image_ms(stream, 1, iters, [&](std::size_t i) {
             launch(other, b, i, size.width, size.height, stream);
           });
           tiled_col = std::string(variant_name(previous)) + " " + std::to_string(tms).substr(0, 7);
@@ -391,7 +411,7 @@ int run(const Config& config) {
         if (ksize <= config.naive_max) {
           const LoadedKernel naive = load(spec, KernelVariant::kNaive, *gpu, size);
           const int iters = ksize >= 31 ? 5 : config.iters;
-          const double nms = median_ms(stream, 1, iters, [&](std::size_t i) {
+          const double nms = per_image_ms(stream, 1, iters, [&](std::size_t i) {
             launch(naive, b, i, size.width, size.height, stream);
           });
           naive_col = std::to_string(nms).substr(0, 7);
@@ -401,10 +421,13 @@ int run(const Config& config) {
         std::string npp_col = "-", npp_ratio = "-";
         if (npp && NppGauss::supports(ksize)) {
           int status = 0;
-          const double nms = median_ms(stream, 3, config.iters, [&](std::size_t i) {
-            status |= npp->run(b.in[i % b.in.size()].get(), static_cast<int>(b.pitch),
-                               b.out[i % b.out.size()].get(), static_cast<int>(b.pitch), size.width,
-                               size.height, channels, ksize);
+          const double nms = per_image_ms(stream, 3, config.iters, [&](std::size_t i) {
+            for (int image = 0; image < g_images; ++image) {  // NPP blurs one image a call
+              const std::size_t at = static_cast<std::size_t>(image) * b.image_bytes;
+              status |= npp->run(b.in[i % b.in.size()].get() + at, static_cast<int>(b.pitch),
+                                 b.out[i % b.out.size()].get() + at, static_cast<int>(b.pitch),
+                                 size.width, size.height, channels, ksize);
+            }
           });
           npp_col =
               status == 0 ? std::to_string(nms).substr(0, 7) : "error " + std::to_string(status);
@@ -471,6 +494,10 @@ int main(int argc, char** argv) {
                  "time N launches back to back per measurement, on rotating buffers, and report "
                  "the time per image (default 1: each launch alone)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--images", gpublur::bench::g_images,
+                 "blur a stack of N images of each size with each launch (a batch, one after "
+                 "another in memory) and report the time per image (default 1)")
+      ->check(CLI::Range(1, 4096));
   app.add_flag("--widest-tiles", gpublur::bench::g_widest_tiles,
                "experiment: the mma kernel's widest tiles, not balanced over the SMs");
   app.add_option("--border", config.border,
