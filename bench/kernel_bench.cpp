@@ -445,7 +445,7 @@ int run(const Config& config) {
                                                 : check + ", == " + name;
           }
           std::printf(
-              "| %s | %d | %d | %.4f | %.4f | %.2f | %.0f | %.1f | %s | %s | %s | %s | %s | %s | "
+              "| %s | %d | %d | %.5f | %.5f | %.3f | %.0f | %.1f | %s | %s | %s | %s | %s | %s | "
               "%s | %s |\n",
               size.name, channels, ksize, copy_ms, t.ms, t.ms / copy_ms, moved / t.ms / 1e6,
               pixels / t.ms / 1e6, t.label.c_str(), tiled_col.c_str(),
