@@ -1,8 +1,10 @@
 // gpu_blur.cpp — device probing, upload, launch, download through the Driver API.
 #include "gpu_blur.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -184,8 +186,9 @@ GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const 
       throw InternalError("a stack of images of different shapes");
     }
   }
-  const int stacked = static_cast<int>(count);
-  // Before any allocation: a stack too deep for one launch throws here.
+  // Before any allocation: a stack too deep for one launch throws here (a count past INT_MAX
+  // stays past launch_dims' limit).
+  const int stacked = static_cast<int>(std::min<std::size_t>(count, INT_MAX));
   const LaunchDims dims =
       launch_dims(kernel_, first.width, first.height, session_.info().sm_count, stacked);
   const auto& driver = cuda::api();
