@@ -135,6 +135,8 @@ struct LoadedKernel {
 int g_mma_min_blocks = 0;
 // The narrow mma kernel's warps per block (0: codegen's), with the same registers.
 int g_mma_warps = 0;
+// The narrow mma kernel's input ring: steps staged ahead + 1 (0: codegen's; a power of two).
+int g_mma_stages = 0;
 bool g_widest_tiles = false;
 std::string g_mma_source;  // experiment: a file that replaces blur_mma.cu in the generated source
 int g_mma_units = 0;       // the tile width of the row being timed, from --mma-units (0: launch_dims', -1: widest)
@@ -170,6 +172,7 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
   if (s.variant == KernelVariant::kMma && g_mma_min_blocks > 0) {
     redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, g_mma_min_blocks);
     s.min_blocks = g_mma_min_blocks;
+    s.resident_per_sm = g_mma_min_blocks;  // what launch_dims' wave model counts
   }
   if (s.variant == KernelVariant::kMma && g_mma_warps > 0 && g_mma_warps != s.block_threads / 32) {
     // Only the narrow kernels, whose shared memory is the warps' own (no tap tables); the
@@ -188,6 +191,17 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
     s.shared_bytes = shared;
     s.min_blocks = min_blocks;
     s.resident_per_sm = min_blocks;
+  }
+  if (s.variant == KernelVariant::kMma && g_mma_stages > 0 && g_mma_stages != s.stages) {
+    // The ring's slots are a warp's own: 32 bytes per staged row, rows rounded up to 16.
+    if (!s.narrow)
+      throw std::runtime_error("--mma-stages: only for the narrow mma kernels (7 x 7 and less)");
+    const int slot_bytes = 32 * ((16 + 2 * spec.y.radius() + 15) / 16 * 16);
+    const int shared = s.shared_bytes + s.block_threads / 32 * slot_bytes * (g_mma_stages - s.stages);
+    redefine(kernel.source, "GB_STAGES", s.stages, g_mma_stages);
+    redefine(kernel.source, "GB_SHARED_BYTES", s.shared_bytes, shared);
+    s.stages = g_mma_stages;
+    s.shared_bytes = shared;
   }
   if (s.variant == KernelVariant::kMma && !g_mma_source.empty()) {
     const std::string marker = "#line 1 \"blur_mma.cu\"\n";
@@ -477,6 +491,9 @@ int main(int argc, char** argv) {
       "--mma-warps", gpublur::bench::g_mma_warps,
       "experiment: the narrow mma kernel's warps per block (0: codegen's), blocks per SM "
       "scaled to keep its registers");
+  app.add_option("--mma-stages", gpublur::bench::g_mma_stages,
+                 "experiment: the narrow mma kernel's input ring in steps, a power of two (0: "
+                 "codegen's 4)");
   app.add_option("--mma-source", gpublur::bench::g_mma_source,
                  "experiment: compile this file in place of kernels/blur_mma.cu (results checked as always)");
   app.add_option("--layouts", config.layouts,

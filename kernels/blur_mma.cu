@@ -29,8 +29,9 @@
 // keeps it small: the rounding comes from a constant staged row (kRoundInRow), shared memory is
 // addressed by lane constants worked out once (opaque), the copies' and the outputs' pointers
 // are carried from step to step, the narrow kernel runs its steps in threes so its ring slots
-// are constants, and walks wholly inside the image skip the border checks (Walk::run). Its
-// staged pieces are whole sectors (kPad = 32).
+// are constants, and walks wholly inside the image skip the border checks (Walk::run) and take no
+// branch inside a three: their copies go out under a predicate, and the two steps that complete
+// no window come first, on their own. Its staged pieces are whole sectors (kPad = 32).
 //
 // The edges cost little more than the interior (a warp's walk is as long as its slowest warp's,
 // and edge warps were up to 2x slower; bench/RESULTS.md): rows outside the image are copied from
@@ -372,13 +373,26 @@ __device__ __forceinline__ void opaque(int& v) { asm volatile("" : "+r"(v)); }
 // With kPad an odd multiple of 16 every step's 32-byte row pieces straddle two 32-byte sectors,
 // and the next step reads the other half of each: through L1 (.ca) that half is a hit, not a
 // second L2 request (the L2's tag lookups were 84% busy). Aligned pieces skip L1 (.cg), which
-// measured faster for them.
-__device__ __forceinline__ void cp_async16(unsigned address, const unsigned char* src) {
+// measured faster for them. `copy` false: the copy goes out switched off, so that lanes or steps
+// without a piece need no branch (branches and their reconvergence held 14% of a step's stall
+// samples in the profile of bench/RESULTS.md, fifteenth session).
+__device__ __forceinline__ void cp_async16_if(unsigned address, const unsigned char* src, bool copy) {
   if (kPad % 32 != 0) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p cp.async.ca.shared.global [%0], [%1], 16;\n}\n" ::"r"(
+            address),
+        "l"(src), "r"(static_cast<int>(copy))
+        : "memory");
   } else {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(src) : "memory");
+    asm volatile(
+        "{\n .reg .pred p;\n setp.ne.b32 p, %2, 0;\n @p cp.async.cg.shared.global [%0], [%1], 16;\n}\n" ::"r"(
+            address),
+        "l"(src), "r"(static_cast<int>(copy))
+        : "memory");
   }
+}
+__device__ __forceinline__ void cp_async16(unsigned address, const unsigned char* src) {
+  cp_async16_if(address, src, true);
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 template <int kPending>
@@ -492,25 +506,29 @@ __device__ __forceinline__ void edge_piece(const unsigned char* __restrict__ row
 // `src` is source.lane_src + 32 step, carried by the caller (worked out afresh, it would cost a
 // dozen instructions a step).
 // `slot` is the slot's shared address and `lane_dst` the lane's piece in it, source.lane_dst + slot.
-// kInside: the caller knows every step it stages is inside (Walk::run, kInterior or kFilledEdges).
+// kInside: the caller knows every step it stages is inside (Walk::run, kInterior or kFilledEdges);
+// then `wanted` says whether the walk copies this step at all (the copies go out switched off
+// where not, see cp_async16_if). Other callers pass true.
 template <bool kInside>
 __device__ __forceinline__ void stage_step(const unsigned char* __restrict__ in, int pitch, int width,
                                            int height, int row_bytes, const StageSource& source,
                                            const unsigned char* src, int xv, int y_top, int step,
-                                           unsigned slot, unsigned lane_dst, int lane) {
+                                           unsigned slot, unsigned lane_dst, int lane, bool wanted) {
   if (kInside || (step >= source.first_inside && step < source.end_inside)) {
 #pragma unroll
     for (int i = 0; i < kCopyRounds; ++i) {  // rows lane / 2 + 16 i
-      if (32 * i + lane < 2 * kRowsNeeded) {
-        // 16 rows further: 4 blocks, the same positions
-        if (kConstantBorder && kMappedRows && ((source.constant_rounds >> i) & 1u)) {
+      const bool piece = 32 * i + lane < 2 * kRowsNeeded;
+      // 16 rows further: 4 blocks, the same positions
+      if (kConstantBorder && kMappedRows && ((source.constant_rounds >> i) & 1u)) {
+        if (piece && wanted) {
           unsigned words[4];
           constant_piece(xv + 16 * (lane & 1), words);
           sts128(lane_dst + 512 * i, words);
-        } else {
-          cp_async16(lane_dst + 512 * i,
-                     src + (kMappedRows ? (i == 0 ? 0 : source.second_round) : static_cast<ptrdiff_t>(16 * i) * pitch));
         }
+      } else {
+        cp_async16_if(lane_dst + 512 * i,
+                      src + (kMappedRows ? (i == 0 ? 0 : source.second_round) : static_cast<ptrdiff_t>(16 * i) * pitch),
+                      piece && wanted);
       }
     }
     cp_async_commit();
@@ -677,17 +695,21 @@ __device__ __forceinline__ void store_outputs(const unsigned (&result)[2][2], La
     store_global8(o.lane_out + 8 * static_cast<ptrdiff_t>(o.pitch), result[1][0], result[1][1]);
     return;
   }
+  if constexpr (!kInside) {  // (compiled only where it can run: NVRTC warns of unreachable code)
 #pragma unroll
-  for (int half = 0; half < 2; ++half) {
-    const int y = o.y_first + l.g + 8 * half;
-    const int x = o.x0 + 32 * unit + 8 * l.t;
-    if (y >= o.height || x >= o.row_bytes) continue;
-    unsigned char* dst = o.out + static_cast<size_t>(y) * o.pitch + x;
-    const unsigned w0 = result[half][0], w1 = result[half][1];
-    if (x + 8 <= o.row_bytes) {
-      *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
-    } else {
-      for (int s = 0; s < 8 && x + s < o.row_bytes; ++s) dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
+    for (int half = 0; half < 2; ++half) {
+      const int y = o.y_first + l.g + 8 * half;
+      const int x = o.x0 + 32 * unit + 8 * l.t;
+      if (y >= o.height || x >= o.row_bytes) continue;
+      unsigned char* dst = o.out + static_cast<size_t>(y) * o.pitch + x;
+      const unsigned w0 = result[half][0], w1 = result[half][1];
+      if (x + 8 <= o.row_bytes) {
+        *reinterpret_cast<uint2*>(dst) = make_uint2(w0, w1);
+      } else {
+        for (int s = 0; s < 8 && x + s < o.row_bytes; ++s) {
+          dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
+        }
+      }
     }
   }
 }
@@ -901,6 +923,8 @@ __device__ __forceinline__ void opaque(T*& p) {
 // How a walk runs (its steps' template argument): with every border check; with its copied steps
 // all inside the image and kFillOutside's steps filled from the edge; or wholly inside, neither.
 constexpr int kBorderChecks = 0, kFilledEdges = 1, kInterior = 2;
+// Whether a step completes a unit's window: known to the caller, or checked (Walk::step).
+constexpr int kNever = 0, kAlways = 1, kMaybe = 2;
 
 // One warp's walk across its tile: what every step needs, and the step itself.
 struct Walk {
@@ -985,14 +1009,19 @@ struct Walk {
 
   // Stages the input of step `ahead` (or commits an empty group, which keeps the count). Only
   // prime() stages step 0, so only it checks for a left edge's step 0.
+  // The walks without border checks issue the copies of a step they do not copy switched off,
+  // into a slot no step reads (that of the step read one step ago): no branch.
   template <int kMode, bool kPrime = false>
   __device__ __forceinline__ void stage(int ahead) {
-    if (kMode == kInterior ? ahead < column_tasks
-                           : ahead <= last_staged && (!kPrime || ahead != fill_left - 1)) {
-      const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
-      stage_step<kMode != kBorderChecks>(in, in_pitch, width, height, row_bytes, source, ahead_src,
-                                         xv0 + 32 * ahead, y_top, ahead, stages_shared + slot,
-                                         stage_lane + slot, lane);
+    const bool wanted = kMode == kInterior ? ahead < column_tasks
+                                           : ahead <= last_staged && (!kPrime || ahead != fill_left - 1);
+    const unsigned slot = (ahead & (kStages - 1)) * kStageBytes;
+    if (kMode != kBorderChecks) {
+      stage_step<true>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top,
+                       ahead, stages_shared + slot, stage_lane + slot, lane, wanted);
+    } else if (wanted) {
+      stage_step<false>(in, in_pitch, width, height, row_bytes, source, ahead_src, xv0 + 32 * ahead, y_top,
+                        ahead, stages_shared + slot, stage_lane + slot, lane, true);
     } else {
       cp_async_commit();
     }
@@ -1003,12 +1032,16 @@ struct Walk {
   // Stages the input kStages - 1 steps ahead, multiplies this step's vertical product into the
   // planes, then the horizontal product of the unit whose window it completes. kPhase is
   // task % 3: the kernel runs steps in threes, so the narrow product's slots are constants.
-  template <int kPhase, int kMode>
+  // kDue: whether the step completes a unit's window (unit >= 0), when the caller knows it.
+  template <int kPhase, int kMode, int kDue = kMaybe>
   __device__ __forceinline__ void step(int task) {
     const int unit = task - (kChunksX - 1);  // its window ends with this step's columns
+    const bool due = kDue == kMaybe ? unit >= 0 : kDue == kAlways;
     constexpr int kUnitSlot = (kPhase + 1) % 3;  // narrow: unit = task - 2
     unsigned w[4];                              // narrow: the unit's N-tiles, the early ones first
-    if (kNarrow && unit >= 0) narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w);
+    if constexpr (kDue != kNever) {  // not even compiled where no unit is due (compile time)
+      if (kNarrow && due) narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w);
+    }
     stage<kMode>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
@@ -1024,7 +1057,8 @@ struct Walk {
       }
       __syncwarp();
     }
-    if (unit >= 0) {
+    if constexpr (kDue == kNever) return;
+    if (due) {
       if (kNarrow) {
         horizontal_task_narrow<kUnitSlot, kMode != kBorderChecks>(load_lane, narrow, w, unit, l, target);
       } else {
@@ -1046,7 +1080,21 @@ struct Walk {
   // The steps, once prime() has run.
   template <int kMode>
   __device__ __forceinline__ void run() {
-    if (kNarrow) {  // in threes, for the ring's constant slots
+    if (kNarrow && kMode != kBorderChecks) {
+      // Steps 0 and 1 complete no unit's window; from step 2 on, in threes with no check inside
+      // (column_tasks = units + 2 >= 3), then the one or two steps left.
+      step<0, kMode, kNever>(0);
+      step<1, kMode, kNever>(1);
+      int task = 2;
+#pragma unroll 1
+      for (; task + 3 <= column_tasks; task += 3) {
+        step<2, kMode, kAlways>(task);
+        step<0, kMode, kAlways>(task + 1);
+        step<1, kMode, kAlways>(task + 2);
+      }
+      if (task < column_tasks) step<2, kMode, kAlways>(task);
+      if (task + 1 < column_tasks) step<0, kMode, kAlways>(task + 1);
+    } else if (kNarrow) {  // in threes, for the ring's constant slots
 #pragma unroll 1
       for (int task = 0; task < column_tasks; task += 3) {
         step<0, kMode>(task);
