@@ -197,7 +197,8 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
     if (!s.narrow)
       throw std::runtime_error("--mma-stages: only for the narrow mma kernels (7 x 7 and less)");
     const int slot_bytes = 32 * ((16 + 2 * spec.y.radius() + 15) / 16 * 16);
-    const int shared = s.shared_bytes + s.block_threads / 32 * slot_bytes * (g_mma_stages - s.stages);
+    const int shared =
+        s.shared_bytes + s.block_threads / 32 * slot_bytes * (g_mma_stages - s.stages);
     redefine(kernel.source, "GB_STAGES", s.stages, g_mma_stages);
     redefine(kernel.source, "GB_SHARED_BYTES", s.shared_bytes, shared);
     s.stages = g_mma_stages;
