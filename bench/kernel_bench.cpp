@@ -379,7 +379,7 @@ int run(const Config& config) {
         spec.x = make_weights(ksize, sigma_for_size(ksize));
         spec.y = spec.x;
         spec.channels = channels;
-        spec.border = *parse_border(config.border);
+        spec.border = *kBorderNames.parse(config.border);
         // One row per channel layout (--layouts) and tile width (--mma-units; a single 0 is
         // launch_dims' choice), each with its own time and output, checked against the same
         // references.
@@ -521,7 +521,7 @@ int main(int argc, char** argv) {
   app.add_option("--border", config.border,
                  "border of every blur: clamp, reflect, reflect101, wrap, constant (0)")
       ->check([](const std::string& name) {
-        return gpublur::parse_border(name) ? std::string() : "not a border: " + name;
+        return gpublur::kBorderNames.parse(name) ? std::string() : "not a border: " + name;
       });
   CLI11_PARSE(app, argc, argv);
   try {

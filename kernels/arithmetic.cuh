@@ -11,10 +11,8 @@
 #ifndef GB_ARITHMETIC_INCLUDED
 #define GB_ARITHMETIC_INCLUDED 1
 
-#if defined(__CUDACC__)
-#define GB_HD __host__ __device__ __forceinline__
-#else
-#define GB_HD inline
+#ifndef GB_HOST_DEVICE_INCLUDED
+#include "host_device.cuh"
 #endif
 
 namespace gb_arith {

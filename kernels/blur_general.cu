@@ -77,9 +77,9 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
   Mid constant[kChannels];
 #pragma unroll
   for (int k = 0; k < kChannels; ++k) {
-    constant[k] = GB_BORDER == GB_BORDER_CONSTANT
-                      ? gb_arith::constant_column<Policy>(general_taps_y, kSizeY, border_pixel, k, kChannels)
-                      : Mid(0);
+    constant[k] = kConstantBorder ? gb_arith::constant_column<Policy>(general_taps_y, kSizeY,
+                                                                      border_pixel, k, kChannels)
+                                  : Mid(0);
   }
   Sum sum[kChannels];
 #pragma unroll

@@ -93,7 +93,7 @@ constexpr bool kTiny = kNarrow && kHaloX <= kTinyLead;  // the k16 narrow produc
 // image is due, so for the borders that read image columns near the edge (not wrap) such a step is
 // filled from them instead of being copied byte by byte and multiplied; for the constant border,
 // with the intermediate of a constant column, itself a constant (fill_outside).
-constexpr bool kFillOutside = kNarrow && GB_BORDER != GB_BORDER_WRAP;
+constexpr bool kFillOutside = kNarrow && GB_BORDER != gb_border::kWrap;
 constexpr int kRing = kChunksX;                          // intermediate chunks: one window
 // The narrow product reads a window as one run of columns, so slots 3 and 4 keep copies of
 // slots 0 and 1: unit u's window is slots u % 3 .. u % 3 + 2 in order.

@@ -20,12 +20,9 @@
 #define GB_BORDER_VALUE {0u, 0u, 0u, 0u}
 #endif
 
-// Border modes; the numbers match codegen's border_number() and src/border.hpp's order.
-#define GB_BORDER_CLAMP 0
-#define GB_BORDER_REFLECT 1
-#define GB_BORDER_REFLECT101 2
-#define GB_BORDER_WRAP 3
-#define GB_BORDER_CONSTANT 4
+#ifndef GB_BORDER_INCLUDED
+#include "border.cuh"
+#endif
 
 namespace gb {
 
@@ -76,30 +73,12 @@ constexpr int kVerticalShift = 8;
 constexpr unsigned kHorizontalRound = 1u << 23;
 constexpr int kHorizontalShift = 24;
 
-__device__ __forceinline__ int floor_mod(int i, int n) {
-  const int r = i % n;
-  return r < 0 ? r + n : r;
-}
-
 __device__ __forceinline__ int floor_div(int i, int n) { return i >= 0 ? i / n : -((-i + n - 1) / n); }
 
-// Mirrors gpublur::border_index: the in-image index that i reads, or -1 for the constant.
+// The border rule (border.cuh) for this kernel's mode: the in-image index that i reads, or -1 for
+// the constant. (GB_BORDER itself, not a constexpr copy: NVRTC would emit that as a global.)
 __device__ __forceinline__ int border_index(int i, int n) {
-  if (i >= 0 && i < n) return i;
-#if GB_BORDER == GB_BORDER_CLAMP
-  return i < 0 ? 0 : n - 1;
-#elif GB_BORDER == GB_BORDER_REFLECT
-  const int k = floor_mod(i, 2 * n);
-  return k < n ? k : 2 * n - 1 - k;
-#elif GB_BORDER == GB_BORDER_REFLECT101
-  if (n == 1) return 0;
-  const int k = floor_mod(i, 2 * n - 2);
-  return k < n ? k : 2 * n - 2 - k;
-#elif GB_BORDER == GB_BORDER_WRAP
-  return floor_mod(i, n);
-#else
-  return -1;
-#endif
+  return gb_border::index<GB_BORDER>(i, n);
 }
 
 // Byte column xb of an interleaved row, possibly outside [0, width * C): the in-image byte
@@ -111,7 +90,7 @@ __device__ __forceinline__ int source_column(int xb, int width, int& channel) {
   return sx < 0 ? -1 : sx * kChannels + channel;
 }
 
-constexpr bool kConstantBorder = GB_BORDER == GB_BORDER_CONSTANT;
+constexpr bool kConstantBorder = GB_BORDER == gb_border::kConstant;
 
 // Sample at (byte column xb, row y), both possibly outside the image, with the border applied.
 __device__ __forceinline__ unsigned load_sample(const unsigned char* __restrict__ in, int pitch, int xb,

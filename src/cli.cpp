@@ -187,7 +187,7 @@ std::array<std::uint8_t, 4> parse_border_value(const std::vector<int>& values) {
 void apply_choices(Options& o, const RawChoices& raw) {
   o.target = parse_choice("--target", raw.target, parse_target(raw.target), "cubin, ptx");
   o.device = parse_choice("--device", raw.device, parse_device(raw.device), "auto, gpu, cpu");
-  o.border = parse_choice("--border", raw.border, parse_border(raw.border),
+  o.border = parse_choice("--border", raw.border, kBorderNames.parse(raw.border),
                           "clamp, reflect, reflect101, wrap, constant");
   o.kernel =
       parse_choice("--kernel", raw.kernel, parse_variant(raw.kernel),

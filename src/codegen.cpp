@@ -41,22 +41,6 @@ constexpr std::array<std::pair<KernelVariant, std::string_view>, 6> kVariantName
     {KernelVariant::kGeneral, "general"},
 }};
 
-int border_number(Border border) {
-  switch (border) {
-    case Border::kClamp:
-      return 0;
-    case Border::kReflect:
-      return 1;
-    case Border::kReflect101:
-      return 2;
-    case Border::kWrap:
-      return 3;
-    case Border::kConstant:
-      return 4;
-  }
-  return 0;
-}
-
 std::string taps_initializer(const Weights& w) {
   std::string s = "{";
   for (std::size_t i = 0; i < w.taps.size(); ++i) {
@@ -310,7 +294,7 @@ std::string prelude(const BlurSpec& spec, const KernelSchedule& s, const std::st
     p += define("GB_TAPS_X", taps_initializer(spec.x));
     p += define("GB_TAPS_Y", taps_initializer(spec.y));
   }
-  p += define("GB_BORDER", border_number(spec.border));
+  p += define("GB_BORDER", static_cast<int>(spec.border));  // border.cuh's numbering
   p += define("GB_BORDER_VALUE", "{" + std::to_string(v[0]) + "u, " + std::to_string(v[1]) + "u, " +
                                      std::to_string(v[2]) + "u, " + std::to_string(v[3]) + "u}");
   p += define("GB_BLOCK_THREADS", s.block_threads);
@@ -465,6 +449,10 @@ GeneratedKernel generate_kernel(const BlurSpec& spec, KernelVariant requested,
     k.entry = "gb_vertical_kernel";
     k.horizontal_entry = "gb_horizontal_kernel";
   }
+  k.source += "#line 1 \"host_device.cuh\"\n";
+  k.source += kHostDeviceCuh;
+  k.source += "#line 1 \"border.cuh\"\n";
+  k.source += kBorderCuh;
   k.source += "#line 1 \"common.cuh\"\n";
   k.source += kCommonCuh;
   if (general) {

@@ -6,6 +6,8 @@
 
 namespace gpublur {
 
+extern const std::string_view kHostDeviceCuh;  // kernels/host_device.cuh
+extern const std::string_view kBorderCuh;      // kernels/border.cuh
 extern const std::string_view kCommonCuh;    // kernels/common.cuh
 extern const std::string_view kBlurTiledCu;  // kernels/blur_tiled.cu
 extern const std::string_view kBlurWideCu;   // kernels/blur_wide.cu

@@ -36,7 +36,7 @@ TEST_CASE("one-sample axes", "[border]") {
 TEST_CASE("border names round-trip", "[border]") {
   for (Border b :
        {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap, Border::kConstant}) {
-    CHECK(parse_border(border_name(b)) == b);
+    CHECK(kBorderNames.parse(border_name(b)) == b);
   }
-  CHECK_FALSE(parse_border("mirror"));
+  CHECK_FALSE(kBorderNames.parse("mirror"));
 }

@@ -26,10 +26,10 @@ std::string read_golden(const std::string& path) {
   return text.str();
 }
 
-// The generated part of a kernel's source: everything before kernels/common.cuh, which (with
-// the template after it) must follow unchanged, as the next test checks.
+// The generated part of a kernel's source: everything before the first of kernels/' files, which
+// must follow unchanged, as the next test checks.
 std::string prelude_of(const std::string& source) {
-  const auto end = source.find("#line 1 \"common.cuh\"");
+  const auto end = source.find("#line 1 \"");
   REQUIRE(end != std::string::npos);
   return source.substr(0, end);
 }
@@ -79,6 +79,14 @@ TEST_CASE("the templates follow the prelude unchanged", "[codegen]") {
   CHECK(k.schedule.variant == variant);
   CHECK(k.entry == "gb_blur_kernel");
   CHECK(k.channels == 1);
+}
+
+TEST_CASE("the border's number in the prelude is border.cuh's", "[codegen]") {
+  for (const auto& entry : kBorderNames.entries) {
+    const GeneratedKernel k = generate_kernel(test::make_test_spec(5, 1.0, 3, entry.value));
+    CHECK_THAT(k.source, Catch::Contains("#define GB_BORDER " +
+                                         std::to_string(static_cast<int>(entry.value)) + "\n"));
+  }
 }
 
 TEST_CASE("auto picks the tensor-core kernel, else the tiled one, else the wide one", "[codegen]") {
