@@ -144,7 +144,8 @@ int g_sm_count = 0;
 
 // 32-byte units of a row the kernel walks: a planar blur's rows are one channel.
 long long row_units(const GeneratedKernel& kernel, int width) {
-  return (static_cast<long long>(width) * (kernel.schedule.planes ? 1 : kernel.channels) + 31) / 32;
+  return (static_cast<long long>(width) * (kernel.schedule.planes() ? 1 : kernel.channels) + 31) /
+         32;
 }
 
 LaunchDims bench_launch_dims(const GeneratedKernel& kernel, int width, int height) {
@@ -169,39 +170,37 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
                   ChannelLayout layout = ChannelLayout::kAuto) {
   GeneratedKernel kernel = generate_kernel(spec, variant, SampleFormat::k8, gpu.arch.number(), layout);
   KernelSchedule& s = kernel.schedule;
-  if (s.variant == KernelVariant::kMma && g_mma_min_blocks > 0) {
-    redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, g_mma_min_blocks);
-    s.min_blocks = g_mma_min_blocks;
-    s.resident_per_sm = g_mma_min_blocks;  // what launch_dims' wave model counts
+  if (s.mma && g_mma_min_blocks > 0) {
+    redefine(kernel.source, "GB_MIN_BLOCKS", s.mma->min_blocks, g_mma_min_blocks);
+    s.mma->min_blocks = g_mma_min_blocks;
+    s.mma->resident_per_sm = g_mma_min_blocks;  // what launch_dims' wave model counts
   }
-  if (s.variant == KernelVariant::kMma && g_mma_warps > 0 && g_mma_warps != s.block_threads / 32) {
+  if (s.mma && g_mma_warps > 0 && g_mma_warps != s.block_threads / 32) {
     // Only the narrow kernels, whose shared memory is the warps' own (no tap tables); the
     // register budget stays that of 16 warps per SM.
-    if (!s.narrow)
+    if (!s.mma->geometry.narrow())
       throw std::runtime_error("--mma-warps: only for the narrow mma kernels (7 x 7 and less)");
     const int warps = s.block_threads / 32;
-    const int shared = s.shared_bytes / warps * g_mma_warps;
-    const int min_blocks = std::max(1, s.min_blocks * warps / g_mma_warps);
+    const int shared = s.mma->geometry.shared_bytes(g_mma_warps);
+    const int min_blocks = std::max(1, s.mma->min_blocks * warps / g_mma_warps);
     redefine(kernel.source, "GB_BLOCK_THREADS", s.block_threads, 32 * g_mma_warps);
     redefine(kernel.source, "GB_TILE_H", s.tile_h, 16 * g_mma_warps);
     redefine(kernel.source, "GB_SHARED_BYTES", s.shared_bytes, shared);
-    redefine(kernel.source, "GB_MIN_BLOCKS", s.min_blocks, min_blocks);
+    redefine(kernel.source, "GB_MIN_BLOCKS", s.mma->min_blocks, min_blocks);
     s.block_threads = 32 * g_mma_warps;
     s.tile_h = 16 * g_mma_warps;
     s.shared_bytes = shared;
-    s.min_blocks = min_blocks;
-    s.resident_per_sm = min_blocks;
+    s.mma->min_blocks = min_blocks;
+    s.mma->resident_per_sm = min_blocks;
   }
-  if (s.variant == KernelVariant::kMma && g_mma_stages > 0 && g_mma_stages != s.stages) {
-    // The ring's slots are a warp's own: 32 bytes per staged row, rows rounded up to 16.
-    if (!s.narrow)
+  if (s.mma && g_mma_stages > 0 && g_mma_stages != s.mma->geometry.stages) {
+    // The ring's slots are a warp's own.
+    if (!s.mma->geometry.narrow())
       throw std::runtime_error("--mma-stages: only for the narrow mma kernels (7 x 7 and less)");
-    const int slot_bytes = 32 * ((16 + 2 * spec.y.radius() + 15) / 16 * 16);
-    const int shared =
-        s.shared_bytes + s.block_threads / 32 * slot_bytes * (g_mma_stages - s.stages);
-    redefine(kernel.source, "GB_STAGES", s.stages, g_mma_stages);
+    redefine(kernel.source, "GB_STAGES", s.mma->geometry.stages, g_mma_stages);
+    s.mma->geometry.stages = g_mma_stages;
+    const int shared = s.mma->geometry.shared_bytes(s.block_threads / 32);
     redefine(kernel.source, "GB_SHARED_BYTES", s.shared_bytes, shared);
-    s.stages = g_mma_stages;
     s.shared_bytes = shared;
   }
   if (s.variant == KernelVariant::kMma && !g_mma_source.empty()) {
@@ -241,8 +240,9 @@ std::string kernel_label(const LoadedKernel& k, const Size& size) {
   const long long tile_w = k.kernel.schedule.variant == KernelVariant::kMma
                                ? 32 * ((units + d.grid_x - 1) / d.grid_x)
                                : k.kernel.schedule.tile_w;
-  return std::string(variant_name(k.kernel.schedule.variant)) + (k.kernel.schedule.planes ? " planes " : " ") +
-         std::to_string(tile_w) + "x" + std::to_string(k.kernel.schedule.tile_h);
+  return std::string(variant_name(k.kernel.schedule.variant)) +
+         (k.kernel.schedule.planes() ? " planes " : " ") + std::to_string(tile_w) + "x" +
+         std::to_string(k.kernel.schedule.tile_h);
 }
 
 std::vector<unsigned char> download(const cuda::DeviceBuffer& buffer, std::size_t bytes,
@@ -411,7 +411,9 @@ int run(const Config& config) {
         // what the tensor-core kernel gains, and a second check of its bytes.
         std::string tiled_col = "-", tiled_ratio = "-";
         std::vector<std::pair<std::string, std::vector<unsigned char>>> references;
-        const KernelVariant previous = tiled_supports(spec) ? KernelVariant::kTiled : KernelVariant::kWide;
+        const KernelVariant previous = variant_supports(KernelVariant::kTiled, spec)
+                                           ? KernelVariant::kTiled
+                                           : KernelVariant::kWide;
         if (fast_variant != previous) {
           const LoadedKernel other = load(spec, previous, *gpu, size);
           const int iters = previous == KernelVariant::kWide ? 5 : config.iters;

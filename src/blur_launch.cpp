@@ -3,7 +3,6 @@
 
 #include "checked_math.hpp"
 #include "errors.hpp"
-#include "gpu_blur.hpp"
 
 namespace gpublur {
 namespace {
@@ -20,11 +19,11 @@ std::size_t general_mid_pitch(const GeneratedKernel& kernel, int width) {
                                   static_cast<std::size_t>(kernel.mid_bytes)));
 }
 
-// A planar buffer: kernel.schedule.planes planes of `rows` rows of `width` bytes (a stack's
+// A planar buffer: kernel.schedule.planes() planes of `rows` rows of `width` bytes (a stack's
 // planes hold every image's rows: kernels/planes.cu).
 std::size_t planar_bytes(const GeneratedKernel& kernel, int width, std::size_t rows) {
   return checked_mul(device_pitch(static_cast<std::size_t>(width)),
-                     checked_mul(rows, static_cast<std::size_t>(kernel.schedule.planes)));
+                     checked_mul(rows, static_cast<std::size_t>(kernel.schedule.planes())));
 }
 
 std::size_t stack_rows(int height, int images) {
@@ -37,7 +36,7 @@ BlurFunctions blur_functions(const cuda::Module& module, const GeneratedKernel& 
   BlurFunctions f;
   f.blur = module.function(kernel.entry.c_str(), kernel.schedule.launch_shared_bytes());
   if (kernel.schedule.variant == KernelVariant::kGeneral) f.horizontal = module.function(kernel.horizontal_entry.c_str());
-  if (kernel.schedule.planes) {
+  if (kernel.schedule.planes()) {
     f.split = module.function(kernel.split_entry.c_str());
     f.merge = module.function(kernel.merge_entry.c_str());
   }
@@ -49,7 +48,8 @@ std::size_t blur_scratch_bytes(const GeneratedKernel& kernel, int width, int hei
   if (kernel.schedule.variant == KernelVariant::kGeneral) {
     return checked_mul(general_mid_pitch(kernel, width), rows);
   }
-  if (kernel.schedule.planes) return checked_mul(planar_bytes(kernel, width, rows), std::size_t{2});
+  if (kernel.schedule.planes())
+    return checked_mul(planar_bytes(kernel, width, rows), std::size_t{2});
   return 0;
 }
 
@@ -65,7 +65,7 @@ void launch_blur(const GeneratedKernel& kernel, const BlurFunctions& functions,
     launch(functions.horizontal, dims, stream, horizontal_args, "horizontal pass");
     return;
   }
-  if (kernel.schedule.planes) {  // split, blur every plane at once, merge
+  if (kernel.schedule.planes()) {  // split, blur every plane at once, merge
     const int pitch = static_cast<int>(device_pitch(static_cast<std::size_t>(width)));
     DeviceImage planes_in{scratch, pitch};
     DeviceImage planes_out{scratch + planar_bytes(kernel, width, stack_rows(height, images)),

@@ -5,8 +5,8 @@
 
 #include <cstddef>
 
-#include "codegen.hpp"
 #include "cuda_driver.hpp"
+#include "launch_dims.hpp"
 
 namespace gpublur {
 

@@ -189,9 +189,8 @@ void apply_choices(Options& o, const RawChoices& raw) {
   o.device = parse_choice("--device", raw.device, parse_device(raw.device), "auto, gpu, cpu");
   o.border = parse_choice("--border", raw.border, kBorderNames.parse(raw.border),
                           "clamp, reflect, reflect101, wrap, constant");
-  o.kernel =
-      parse_choice("--kernel", raw.kernel, parse_variant(raw.kernel),
-                   "auto, mma, tiled, wide, naive, general");
+  o.kernel = parse_choice("--kernel", raw.kernel, kVariantNames.parse(raw.kernel),
+                          "auto, mma, tiled, wide, naive, general");
   const std::optional<AlphaMode> alpha =
       raw.alpha == "premultiplied" ? std::optional(AlphaMode::kPremultiplied)
       : raw.alpha == "straight"    ? std::optional(AlphaMode::kStraight)

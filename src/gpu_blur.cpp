@@ -60,8 +60,6 @@ CUDA_MEMCPY2D download_copy(CUdeviceptr device, std::size_t pitch, Raster<Sample
 
 }  // namespace
 
-std::size_t device_pitch(std::size_t row_bytes) { return (row_bytes + 127) / 128 * 128; }
-
 std::string driver_version_string(int version) {
   return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }

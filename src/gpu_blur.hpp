@@ -38,10 +38,6 @@ bool opened_shared_gpu_context();
 /// "CUDA 13.0" from 13000.
 std::string driver_version_string(int version);
 
-/// Bytes between rows of an image on the GPU: row_bytes rounded up to 128, so every row starts
-/// on a cache-line boundary and the kernels may use 16-byte accesses.
-std::size_t device_pitch(std::size_t row_bytes);
-
 /// The GPU's primary context, retained. Opening it is the slow part of GPU start-up (about
 /// 0.2 s), so the pipeline opens it on another thread while the image decodes; any thread may
 /// then use it. Owns driver state; not copyable.

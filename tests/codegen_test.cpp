@@ -10,7 +10,6 @@
 
 #include "blur_launch.hpp"
 #include "codegen.hpp"
-#include "gpu_blur.hpp"
 #include "embedded_kernels.hpp"
 #include "errors.hpp"
 #include "reference_blur.hpp"
@@ -62,22 +61,31 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
           .source);
 }
 
-TEST_CASE("the templates follow the prelude unchanged", "[codegen]") {
-  const auto [variant, expected_template] =
+TEST_CASE("the kernel's files follow the prelude unchanged", "[codegen]") {
+  const auto [variant, own_file] =
       GENERATE(table<KernelVariant, std::string_view>({{KernelVariant::kMma, kBlurMmaCu},
                                                        {KernelVariant::kTiled, kBlurTiledCu},
                                                        {KernelVariant::kWide, kBlurWideCu},
-                                                       {KernelVariant::kNaive, kNaiveBlurCu}}));
+                                                       {KernelVariant::kNaive, kNaiveBlurCu},
+                                                       {KernelVariant::kGeneral, kBlurGeneralCu}}));
   const GeneratedKernel k =
       generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), variant);
-  const std::string_view tail = expected_template;
-  REQUIRE(k.source.size() > tail.size() + kCommonCuh.size());
-  CHECK(k.source.compare(k.source.size() - tail.size(), tail.size(), tail) == 0);
-  CHECK(k.source.find(kCommonCuh) != std::string::npos);
+  std::string files;
+  for (const KernelFile& file : kernel_files(k.schedule)) {
+    files += "#line 1 \"" + std::string(file.name) + "\"\n" + std::string(file.text);
+  }
+  CHECK(k.source == prelude_of(k.source) + files);
+  // The shared headers first; the variant's own file last.
+  const std::vector<KernelFile> list = kernel_files(k.schedule);
+  REQUIRE(list.size() >= 4);
+  CHECK(list[0].text == kHostDeviceCuh);
+  CHECK(list[1].text == kBorderCuh);
+  CHECK(list[2].text == kCommonCuh);
+  CHECK(list.back().text == own_file);
   CHECK_THAT(k.source, Catch::Contains("#define GB_BORDER 3\n"));
   CHECK_THAT(k.source, Catch::Contains("#define GB_CHANNELS 1\n"));
   CHECK(k.schedule.variant == variant);
-  CHECK(k.entry == "gb_blur_kernel");
+  CHECK(k.entry == (variant == KernelVariant::kGeneral ? "gb_vertical_kernel" : "gb_blur_kernel"));
   CHECK(k.channels == 1);
 }
 
@@ -213,22 +221,25 @@ TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
       const KernelSchedule s = choose_schedule(test::make_test_spec(size, 2.0, channels));
       CHECK(s.tile_h >= 1);
       // Static shared memory stops at 48 KiB; dynamic at the least any sm_80+ GPU opts into.
-      CHECK(s.shared_bytes <= (s.dynamic_shared ? 99 : 48) * 1024);
+      CHECK(s.shared_bytes <= (s.mma ? 99 : 48) * 1024);
       if (s.variant == KernelVariant::kWide) {
         CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
       } else if (s.variant == KernelVariant::kMma) {
-        CHECK(s.halo >= (size / 2) * (s.planes ? 1 : channels));
-        CHECK((s.planes == 0 || s.planes == channels));
-        CHECK(s.halo % 16 == 0);
+        REQUIRE(s.mma);
+        const gb_mma::Geometry& g = s.mma->geometry;
+        CHECK(g.pad >= (size / 2) * (s.planes() ? 1 : channels));
+        CHECK((s.planes() == 0 || s.planes() == channels));
+        CHECK(g.pad % 16 == 0);
         CHECK(s.tile_h == s.block_threads / 2);  // 16 rows per warp
         CHECK(s.tile_w % 32 == 0);
-        CHECK(s.dynamic_shared);
+        CHECK(s.shared_bytes == g.shared_bytes(s.block_threads / 32));
         CHECK(s.launch_shared_bytes() == static_cast<unsigned>(s.shared_bytes));
       } else {
-        CHECK(s.halo >= (size / 2) * channels);
-        CHECK((s.row_stride / 2) % 2 == 1);
-        CHECK(s.tile_h % s.strip_h == 0);
-        CHECK(s.shared_bytes == s.tile_h * s.row_stride * 2);
+        REQUIRE(s.tiled);
+        CHECK(s.tiled->halo >= (size / 2) * channels);
+        CHECK((s.tiled->row_stride / 2) % 2 == 1);
+        CHECK(s.tile_h % s.tiled->strip_h == 0);
+        CHECK(s.shared_bytes == s.tile_h * s.tiled->row_stride * 2);
       }
     }
   }
@@ -241,23 +252,23 @@ TEST_CASE("large kernels of several channels blur one plane per channel", "[code
   };
   // Planes from an interleaved halo of 65 bytes (the taps of a plane are 1 byte apart, not C),
   // never for one channel.
-  CHECK(kernel(255, 4).schedule.planes == 4);
-  CHECK(kernel(101, 3).schedule.planes == 3);
-  CHECK(kernel(51, 3).schedule.planes == 3);   // halo 75
-  CHECK(kernel(67, 2).schedule.planes == 2);   // 66
-  CHECK(kernel(65, 2).schedule.planes == 0);   // 64
-  CHECK(kernel(33, 4).schedule.planes == 0);   // 64
-  CHECK(kernel(7, 4).schedule.planes == 0);
-  CHECK(kernel(255, 1).schedule.planes == 0);
-  CHECK(kernel(255, 4, ChannelLayout::kInterleaved).schedule.planes == 0);
-  CHECK(kernel(7, 3, ChannelLayout::kPlanes).schedule.planes == 3);
-  CHECK(kernel(7, 1, ChannelLayout::kPlanes).schedule.planes == 0);
+  CHECK(kernel(255, 4).schedule.planes() == 4);
+  CHECK(kernel(101, 3).schedule.planes() == 3);
+  CHECK(kernel(51, 3).schedule.planes() == 3);  // halo 75
+  CHECK(kernel(67, 2).schedule.planes() == 2);  // 66
+  CHECK(kernel(65, 2).schedule.planes() == 0);  // 64
+  CHECK(kernel(33, 4).schedule.planes() == 0);  // 64
+  CHECK(kernel(7, 4).schedule.planes() == 0);
+  CHECK(kernel(255, 1).schedule.planes() == 0);
+  CHECK(kernel(255, 4, ChannelLayout::kInterleaved).schedule.planes() == 0);
+  CHECK(kernel(7, 3, ChannelLayout::kPlanes).schedule.planes() == 3);
+  CHECK(kernel(7, 1, ChannelLayout::kPlanes).schedule.planes() == 0);
 
   // A one-channel kernel with the image's channels as grid layers, and the split and merge.
   const GeneratedKernel k = kernel(255, 4);
   CHECK(k.channels == 4);
   CHECK(k.schedule.variant == KernelVariant::kMma);
-  CHECK(k.schedule.halo == 128);  // radius 127 of one channel, not 508 bytes
+  CHECK(k.schedule.mma->geometry.pad == 128);  // radius 127 of one channel, not 508 bytes
   CHECK(k.source.find("#define GB_CHANNELS 1\n") != std::string::npos);
   CHECK(k.source.find("#define GB_PLANES 4\n") != std::string::npos);
   CHECK(k.source.find("gb_split_planes") != std::string::npos);
@@ -291,7 +302,7 @@ TEST_CASE("a stack of images is one launch: a grid layer per image, per plane of
     return generate_kernel(test::make_test_spec(size, size / 6.0, channels), variant, format, 90);
   };
   const GeneratedKernel mma = kernel(7, 3), planar = kernel(255, 4);
-  REQUIRE(planar.schedule.planes == 4);
+  REQUIRE(planar.schedule.planes() == 4);
   for (const GeneratedKernel& k :
        {mma, kernel(7, 3, SampleFormat::k8, KernelVariant::kTiled),
         kernel(7, 3, SampleFormat::k8, KernelVariant::kWide),
@@ -333,16 +344,16 @@ TEST_CASE("small horizontal halos take the narrow product, up to 4 bytes its k16
         .schedule;
   };
   // blur_mma.cu decides from the same numbers (kNarrow, kTiny); codegen's cost model follows.
-  CHECK(schedule(7, 1).tiny);   // halo 3 bytes
-  CHECK(schedule(9, 1).tiny);   // 4
-  CHECK(schedule(3, 4).tiny);   // 4
-  CHECK(schedule(5, 2).tiny);   // 4
-  CHECK_FALSE(schedule(11, 1).tiny);  // 5: the k32 form
-  CHECK(schedule(11, 1).narrow);
-  CHECK_FALSE(schedule(7, 3).tiny);   // 9
-  CHECK(schedule(7, 3).narrow);
-  CHECK_FALSE(schedule(7, 4).tiny);   // 12
-  CHECK(schedule(7, 4).narrow);
-  CHECK_FALSE(schedule(9, 4).narrow);  // 16: the general horizontal product
-  CHECK_FALSE(schedule(9, 4).tiny);
+  CHECK(schedule(7, 1).mma->geometry.tiny());         // halo 3 bytes
+  CHECK(schedule(9, 1).mma->geometry.tiny());         // 4
+  CHECK(schedule(3, 4).mma->geometry.tiny());         // 4
+  CHECK(schedule(5, 2).mma->geometry.tiny());         // 4
+  CHECK_FALSE(schedule(11, 1).mma->geometry.tiny());  // 5: the k32 form
+  CHECK(schedule(11, 1).mma->geometry.narrow());
+  CHECK_FALSE(schedule(7, 3).mma->geometry.tiny());  // 9
+  CHECK(schedule(7, 3).mma->geometry.narrow());
+  CHECK_FALSE(schedule(7, 4).mma->geometry.tiny());  // 12
+  CHECK(schedule(7, 4).mma->geometry.narrow());
+  CHECK_FALSE(schedule(9, 4).mma->geometry.narrow());  // 16: the general horizontal product
+  CHECK_FALSE(schedule(9, 4).mma->geometry.tiny());
 }

@@ -36,7 +36,9 @@ struct Case {
 std::vector<Run> runs_for(const BlurSpec& spec, bool with_ptx, bool with_naive) {
   std::vector<Run> runs{{KernelVariant::kAuto, Target::kCubin},
                         {KernelVariant::kWide, Target::kCubin}};
-  if (tiled_supports(spec) && mma_supports(spec, gpu().arch.number())) {
+  if (variant_supports(KernelVariant::kTiled, spec) &&
+      variant_supports(KernelVariant::kMma, spec, gpu().arch.number(),
+                       ChannelLayout::kInterleaved)) {
     runs.push_back({KernelVariant::kTiled, Target::kCubin});
   }
   if (with_ptx) runs.push_back({KernelVariant::kAuto, Target::kPtx});
@@ -71,7 +73,7 @@ void require_gpu_equals_cpu(const std::vector<Case>& cases) {
       const GeneratedKernel kernel = kernel_for(c.spec, run);
       CAPTURE(c.image.width, c.image.height, c.image.channels, c.spec.x.size,
               border_name(c.spec.border), variant_name(kernel.schedule.variant),
-              kernel.schedule.planes, target_name(run.target));
+              kernel.schedule.planes(), target_name(run.target));
       const Image out =
           blur_on_gpu(session(), c.image, kernel, compiled.at({kernel.source, run.target}).get())
               .output;
@@ -175,7 +177,10 @@ TEST_CASE("GPU == CPU for planar and interleaved blurs of several channels", "[g
       const Image in = test::random_image(width, height, channels, 55);
       const BlurSpec spec =
           test::make_test_spec(size, size / 6.0, channels, border, {7, 250, 128, 3});
-      if (!mma_supports(spec, gpu().arch.number())) continue;
+      if (!variant_supports(KernelVariant::kMma, spec, gpu().arch.number(),
+                            ChannelLayout::kInterleaved)) {
+        continue;
+      }
       cases.push_back({in, spec,
                        {{KernelVariant::kMma, Target::kCubin, ChannelLayout::kPlanes},
                         {KernelVariant::kMma, Target::kCubin, ChannelLayout::kInterleaved}}});
