@@ -1,17 +1,9 @@
-// arch.cpp — architecture and target names.
+// arch.cpp — architecture names.
 #include "arch.hpp"
 
 #include <cctype>
 
 namespace gpublur {
-
-std::string_view target_name(Target target) { return target == Target::kPtx ? "ptx" : "cubin"; }
-
-std::optional<Target> parse_target(std::string_view name) {
-  if (name == "cubin") return Target::kCubin;
-  if (name == "ptx") return Target::kPtx;
-  return std::nullopt;
-}
 
 Arch arch_from_number(int number) { return Arch{number / 10, number % 10}; }
 

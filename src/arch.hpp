@@ -5,14 +5,20 @@
 #include <string>
 #include <string_view>
 
+#include "name_table.hpp"
+
 namespace gpublur {
 
 /// How the kernel is compiled: a CUBIN for one real architecture (sm_XY), or PTX for a
 /// virtual one (compute_XY) that the driver JIT-compiles when loading.
 enum class Target { kCubin, kPtx };
 
-std::string_view target_name(Target target);
-std::optional<Target> parse_target(std::string_view name);
+inline constexpr NameTable<Target, 2> kTargetNames{{{
+    {Target::kCubin, "cubin", "compiled for the GPU's architecture (default)"},
+    {Target::kPtx, "ptx", "PTX that the driver compiles when it loads it"},
+}}};
+
+inline std::string_view target_name(Target target) { return kTargetNames.name(target); }
 
 struct Arch {
   int major = 0;

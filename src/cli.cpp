@@ -1,4 +1,4 @@
-// cli.cpp — CLI11 option definitions, help text and validation.
+// cli.cpp — CLI11 option definitions, help text and validation into a Request.
 #include "cli.hpp"
 
 #include <CLI/CLI.hpp>
@@ -6,9 +6,9 @@
 #include <cmath>
 #include <ostream>
 #include <sstream>
+#include <vector>
 
 #include "errors.hpp"
-#include "image_io.hpp"
 #include "png_encode.hpp"
 #include "version.hpp"
 #include "weights.hpp"
@@ -16,20 +16,14 @@
 namespace gpublur {
 namespace {
 
-constexpr const char* kFooter = R"(Size and sigma:
+constexpr const char* kSizeHelp = R"(Size and sigma:
   --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
   Give either or both. Size from sigma: 2*ceil(3*sigma)+1. Sigma from size (OpenCV's rule):
   0.3*((size-1)*0.5-1)+0.8. --size-y/--sigma-y set the vertical axis by the same rules (default:
   the horizontal one). --verbose prints the values used and the integer taps.
+)";
 
-Borders (the row abcd extended to the left):
-  clamp       aaa|abcd   default; OpenCV BORDER_REPLICATE, SciPy 'nearest', ImageMagick, vips
-  reflect     cba|abcd   OpenCV BORDER_REFLECT, SciPy 'reflect'
-  reflect101  dcb|abcd   OpenCV BORDER_REFLECT_101 (OpenCV's default), SciPy 'mirror'
-  wrap        bcd|abcd   OpenCV BORDER_WRAP, SciPy 'wrap'
-  constant    vvv|abcd   OpenCV BORDER_CONSTANT, SciPy 'constant'; v from --border-value
-
-Alpha (gray+alpha and RGBA images):
+constexpr const char* kMoreHelp = R"(Alpha (gray+alpha and RGBA images):
   premultiplied (default): colours are weighted by their alpha, so the colour hidden under
   transparent pixels never bleeds into visible ones, and fully transparent areas stay fully
   transparent. Each output colour is the alpha-weighted mean of its neighbourhood, from exact
@@ -62,176 +56,118 @@ Examples:
   gpublur --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -      (no image or GPU needed)
 )";
 
-std::string describe_list(std::initializer_list<const char*> names) {
-  std::string s;
-  for (const char* n : names) s += (s.empty() ? "" : "|") + std::string(n);
+// "Borders (...):" and one line per mode, from the border's own name table.
+std::string border_help() {
+  std::string s = "Borders (the row abcd extended to the left):\n";
+  for (const auto& entry : kBorderNames.entries) {
+    std::string name(entry.name);
+    name.resize(12, ' ');
+    s += "  " + name + std::string(entry.help) + "\n";
+  }
   return s;
 }
 
-// Option values that need checking after parsing, kept as text until then.
-struct RawChoices {
-  std::string target = "cubin";
-  std::string device = "auto";
-  std::string border = "clamp";
-  std::string kernel = "auto";
-  std::string alpha = "premultiplied";
-  std::string arch;
+// "a: what a does; b: what b does" for an option's description.
+template <typename Enum, std::size_t N>
+std::string choices_help(const NameTable<Enum, N>& table) {
+  std::string s;
+  for (const auto& entry : table.entries) {
+    s += (s.empty() ? "" : "; ") + std::string(entry.name) + ": " + std::string(entry.help);
+  }
+  return s;
+}
+
+// Parses an enum option by its name table: the value becomes the enum's number, which CLI11 then
+// converts; anything else is a one-line parse error listing the choices.
+template <typename Enum, std::size_t N>
+CLI::Validator choice_of(const NameTable<Enum, N>& table) {
+  return CLI::Validator(
+      [&table](std::string& value) -> std::string {
+        const std::optional<Enum> parsed = table.parse(value);
+        if (!parsed) return "unknown value '" + value + "'; choose one of " + table.choices(", ");
+        value = std::to_string(static_cast<int>(*parsed));
+        return {};
+      },
+      "");
+}
+
+template <typename Enum, std::size_t N>
+CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value,
+                        const NameTable<Enum, N>& table, const std::string& description) {
+  return app.add_option(flag, value, description)
+      ->transform(choice_of(table))
+      ->type_name(table.choices("|"))
+      ->default_str(std::string(table.name(value)));
+}
+
+// Values that are checked after parsing (they need each other, or a hint), as given.
+struct Given {
+  std::optional<int> size, size_y;
+  std::optional<double> sigma, sigma_y;
   std::vector<int> border_value;
+  std::string arch;
 };
 
 // What to blur and how: images, kernel size, borders.
-void define_blur_options(CLI::App& app, Options& o, RawChoices& raw) {
-  app.add_option("input", o.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
-  app.add_option("output", o.output,
+void define_blur_options(CLI::App& app, Request& r, Given& g) {
+  app.add_option("input", r.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
+  app.add_option("output", r.output,
                  "Where to write the result; format from the extension "
                  "(.png .jpg .jpeg .bmp .tga .hdr)");
-  app.add_option("--size", o.size, "Kernel width in pixels, odd (e.g. 7)");
-  app.add_option("--sigma", o.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
-  app.add_option("--size-y", o.size_y, "Vertical kernel size, if it differs from --size");
-  app.add_flag("--linear", o.linear,
+  app.add_option("--size", g.size, "Kernel width in pixels, odd (e.g. 7)");
+  app.add_option("--sigma", g.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
+  app.add_option("--size-y", g.size_y, "Vertical kernel size, if it differs from --size");
+  app.add_option("--sigma-y", g.sigma_y, "Vertical sigma, if it differs from --sigma");
+  app.add_flag("--linear", r.blur.linear,
                "Blur in linear light: decode sRGB first, encode after (alpha untouched)");
-  app.add_option("--alpha", raw.alpha,
-                 "Alpha channel: premultiplied (colours weighted by alpha) or straight")
-      ->default_str("premultiplied");
-  app.add_option("--sigma-y", o.sigma_y, "Vertical sigma, if it differs from --sigma");
+  add_choice(app, "--alpha", r.blur.alpha, kAlphaNames,
+             "Alpha channel: " + choices_help(kAlphaNames));
+  add_choice(app, "--border", r.blur.border, kBorderNames,
+             "Border mode: " + kBorderNames.choices("|") + " (pictures below)");
   app.add_option(
-         "--border", raw.border,
-         "Border mode: " + describe_list({"clamp", "reflect", "reflect101", "wrap", "constant"}))
-      ->default_str("clamp");
-  app.add_option(
-         "--border-value", raw.border_value,
+         "--border-value", g.border_value,
          "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
       ->delimiter(',');
 }
 
 // Where it runs and what gets compiled and shown.
-void define_gpu_options(CLI::App& app, Options& o, RawChoices& raw) {
-  app.add_option("--device", raw.device, "Where to blur: auto|gpu|cpu")->default_str("auto");
-  app.add_option("--target", raw.target,
-                 "GPU code: cubin (compiled for the GPU) or ptx (JIT by the driver)")
-      ->default_str("cubin");
-  app.add_option("--arch", raw.arch,
+void define_gpu_options(CLI::App& app, Request& r, Given& g) {
+  add_choice(app, "--device", r.device, kDeviceNames,
+             "Where to blur: " + choices_help(kDeviceNames));
+  add_choice(app, "--target", r.target, kTargetNames, "GPU code: " + choices_help(kTargetNames));
+  app.add_option("--arch", g.arch,
                  "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
-  app.add_option(
-         "--kernel", raw.kernel,
-         "GPU kernel: auto (fastest that applies), mma (tensor cores, sm_80+), tiled, wide, naive "
-         "(the seed's 2-D loop), or "
-         "general (two passes; the one for 16-bit, HDR and premultiplied blurs)")
-      ->default_str("auto");
-  app.add_flag("--no-detach", o.no_detach,
+  add_choice(app, "--kernel", r.kernel, kVariantNames,
+             "GPU kernel: " + choices_help(kVariantNames) + ". All give the same bytes");
+  app.add_flag("--no-detach", r.no_detach,
                "Exit only once the GPU is released (45-70 ms after the output is written)");
-  app.add_option("--dump-ptx", o.dump_ptx,
+  app.add_option("--dump-ptx", r.dump_ptx,
                  "Write the PTX that ran to FILE (default or '-': stdout)")
       ->expected(0, 1);
-  app.add_option("--dump-source", o.dump_source,
+  app.add_option("--dump-source", r.dump_source,
                  "Write the generated CUDA C++ to FILE (default or '-': stdout)")
       ->expected(0, 1);
-  app.add_option("--channels", o.channels,
+  app.add_option("--channels", r.channels,
                  "Channel count to compile for when no input image is given")
       ->default_str("3");
 }
 
 // Output encoding, caching and reporting.
-void define_output_options(CLI::App& app, Options& o) {
-  app.add_option("--png-level", o.png_level,
+void define_output_options(CLI::App& app, Request& r) {
+  app.add_option("--png-level", r.write.png_level,
                  "PNG compression 0..9 (zlib on all cores; 1 fastest, 9 smallest)")
-      ->default_str("4");
-  app.add_option("--jpeg-quality", o.jpeg_quality, "JPEG quality 1..100")->default_str("95");
-  app.add_flag("--no-cache", o.no_cache, "Compile the kernel even if the kernel cache has it");
-  app.add_option("--cache-dir", o.cache_dir,
+      ->default_str(std::to_string(r.write.png_level));
+  app.add_option("--jpeg-quality", r.write.jpeg_quality, "JPEG quality 1..100")
+      ->default_str(std::to_string(r.write.jpeg_quality));
+  app.add_flag("--no-cache", r.no_cache, "Compile the kernel even if the kernel cache has it");
+  app.add_option("--cache-dir", r.cache_dir,
                  "Kernel cache directory (default: $GPUBLUR_CACHE_DIR, $XDG_CACHE_HOME/gpublur or "
                  "~/.cache/gpublur)");
-  app.add_flag("--timings", o.timings, "Print the wall time of each stage on stderr");
-  app.add_flag("--json", o.json,
+  app.add_flag("--timings", r.timings, "Print the wall time of each stage on stderr");
+  app.add_flag("--json", r.json,
                "Print parameters, device, image facts and timings as JSON on stdout");
-  app.add_flag("-v,--verbose", o.verbose, "Say what was used: sizes, taps, device, compile target");
-  app.add_flag("--version", o.version, "Print gpublur, NVRTC and driver versions and the GPU");
+  app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
 }
-
-void define_options(CLI::App& app, Options& o, RawChoices& raw) {
-  define_blur_options(app, o, raw);
-  define_gpu_options(app, o, raw);
-  define_output_options(app, o);
-  app.footer(kFooter);
-}
-
-template <typename T>
-T parse_choice(const std::string& flag, const std::string& value, std::optional<T> parsed,
-               const char* choices) {
-  if (!parsed) throw UsageError(flag + ": unknown value '" + value + "'; choose one of " + choices);
-  return *parsed;
-}
-
-std::optional<DeviceChoice> parse_device(const std::string& s) {
-  if (s == "auto") return DeviceChoice::kAuto;
-  if (s == "gpu") return DeviceChoice::kGpu;
-  if (s == "cpu") return DeviceChoice::kCpu;
-  return std::nullopt;
-}
-
-std::array<std::uint8_t, 4> parse_border_value(const std::vector<int>& values) {
-  if (values.empty()) return {};
-  if (values.size() > 4)
-    throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
-  std::array<std::uint8_t, 4> out{};
-  for (std::size_t c = 0; c < 4; ++c) {
-    const int v = values.size() == 1 ? values[0] : (c < values.size() ? values[c] : 0);
-    if (v < 0 || v > 255)
-      throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
-    out[c] = static_cast<std::uint8_t>(v);
-  }
-  return out;
-}
-
-// Finishes parsing: string choices to enums. Throws UsageError.
-void apply_choices(Options& o, const RawChoices& raw) {
-  o.target = parse_choice("--target", raw.target, parse_target(raw.target), "cubin, ptx");
-  o.device = parse_choice("--device", raw.device, parse_device(raw.device), "auto, gpu, cpu");
-  o.border = parse_choice("--border", raw.border, kBorderNames.parse(raw.border),
-                          "clamp, reflect, reflect101, wrap, constant");
-  o.kernel = parse_choice("--kernel", raw.kernel, kVariantNames.parse(raw.kernel),
-                          "auto, mma, tiled, wide, naive, general");
-  const std::optional<AlphaMode> alpha =
-      raw.alpha == "premultiplied" ? std::optional(AlphaMode::kPremultiplied)
-      : raw.alpha == "straight"    ? std::optional(AlphaMode::kStraight)
-                                   : std::nullopt;
-  o.alpha = parse_choice("--alpha", raw.alpha, alpha, "premultiplied, straight");
-  if (!raw.arch.empty()) {
-    o.arch = parse_arch(raw.arch);
-    if (!o.arch) {
-      throw UsageError("--arch: '" + raw.arch + "' is not an architecture; write it like sm_90");
-    }
-  }
-  o.border_value = parse_border_value(raw.border_value);
-  if (o.dump_ptx && o.dump_ptx->empty()) o.dump_ptx = "-";
-  if (o.dump_source && o.dump_source->empty()) o.dump_source = "-";
-}
-
-}  // namespace
-
-ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
-                               std::ostream& err) {
-  CLI::App app{
-      "gpublur " + std::string(kVersion) +
-          " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
-      "gpublur"};
-  Options o;
-  RawChoices raw;
-  define_options(app, o, raw);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    out << app.help();
-    return {std::nullopt, kExitOk};
-  } catch (const CLI::ParseError& e) {
-    err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
-    return {std::nullopt, kExitUsage};
-  }
-  apply_choices(o, raw);
-  return {o, kExitOk};
-}
-
-namespace {
 
 // Checks one axis' --size/--sigma pair (flags named with `suffix`, "" or "-y").
 void validate_axis(const std::optional<int>& size, const std::optional<double>& sigma,
@@ -259,6 +195,7 @@ void validate_axis(const std::optional<int>& size, const std::optional<double>& 
   }
 }
 
+// Applies "size from sigma: 2*ceil(3*sigma)+1" / "sigma from size: OpenCV's rule" to one axis.
 AxisSize resolve_axis(const std::optional<int>& size, const std::optional<double>& sigma) {
   if (size && sigma) return {*size, *sigma, "size and sigma as given"};
   if (size) {
@@ -268,48 +205,117 @@ AxisSize resolve_axis(const std::optional<int>& size, const std::optional<double
   return {size_for_sigma(*sigma), *sigma, "size from sigma by 2*ceil(3*sigma)+1"};
 }
 
-}  // namespace
-
-void validate_options(const Options& o) {
-  if (o.version) return;
-  validate_axis(o.size, o.sigma, "");
-  validate_axis(o.size_y, o.sigma_y, "-y");
-  if (!o.size && !o.sigma) {
+// The vertical axis copies the horizontal unless --size-y or --sigma-y is given.
+KernelSize resolve_kernel_size(const Given& g) {
+  validate_axis(g.size, g.sigma, "");
+  validate_axis(g.size_y, g.sigma_y, "-y");
+  if (!g.size && !g.sigma) {
     throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
   }
-  if (o.channels < 1 || o.channels > 4) throw UsageError("--channels must be 1 to 4");
-  if (o.png_level < kMinPngLevel || o.png_level > kMaxPngLevel) {
-    throw UsageError("--png-level must be " + std::to_string(kMinPngLevel) + " to " +
-                     std::to_string(kMaxPngLevel) + " (got " + std::to_string(o.png_level) + ")");
+  const AxisSize x = resolve_axis(g.size, g.sigma);
+  if (!g.size_y && !g.sigma_y) return {x, x};
+  return {x, resolve_axis(g.size_y, g.sigma_y)};
+}
+
+std::array<std::uint8_t, 4> border_value_of(const std::vector<int>& values) {
+  if (values.empty()) return {};
+  if (values.size() > 4) {
+    throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
   }
-  if (o.jpeg_quality < 1 || o.jpeg_quality > 100) {
-    throw UsageError("--jpeg-quality must be 1 to 100 (got " + std::to_string(o.jpeg_quality) +
-                     ")");
+  std::array<std::uint8_t, 4> out{};
+  for (std::size_t c = 0; c < 4; ++c) {
+    const int v = values.size() == 1 ? values[0] : (c < values.size() ? values[c] : 0);
+    if (v < 0 || v > 255) {
+      throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
+    }
+    out[c] = static_cast<std::uint8_t>(v);
   }
-  const bool dumping = o.dump_ptx || o.dump_source;
-  if (o.input.empty() && !dumping) {
+  return out;
+}
+
+// What the images and dumps on the command line ask for.
+Request::Action action_of(const Request& r) {
+  const bool dumping = r.dump_ptx || r.dump_source;
+  if (r.input.empty() && !dumping) {
     throw UsageError("missing input and output images; e.g. gpublur in.png out.png --size 7");
   }
-  if (!o.input.empty() && o.output.empty() && !dumping) {
-    throw UsageError("missing the output image after '" + o.input + "'");
+  if (!r.input.empty() && r.output.empty() && !dumping) {
+    throw UsageError("missing the output image after '" + r.input + "'");
   }
-  if (!o.output.empty() && !format_for_path(o.output)) {
-    throw UsageError("cannot write '" + o.output +
+  return r.output.empty() ? Request::Action::kCompile : Request::Action::kBlur;
+}
+
+void validate_outputs(const Request& r) {
+  if (r.channels < 1 || r.channels > 4) throw UsageError("--channels must be 1 to 4");
+  if (r.write.png_level < kMinPngLevel || r.write.png_level > kMaxPngLevel) {
+    throw UsageError("--png-level must be " + std::to_string(kMinPngLevel) + " to " +
+                     std::to_string(kMaxPngLevel) + " (got " + std::to_string(r.write.png_level) +
+                     ")");
+  }
+  if (r.write.jpeg_quality < 1 || r.write.jpeg_quality > 100) {
+    throw UsageError("--jpeg-quality must be 1 to 100 (got " +
+                     std::to_string(r.write.jpeg_quality) + ")");
+  }
+  if (!r.output.empty() && !format_for_path(r.output)) {
+    throw UsageError("cannot write '" + r.output +
                      "': unknown extension; use .png, .jpg, .jpeg, .bmp, .tga or .hdr");
   }
-  if (o.json && ((o.dump_ptx && *o.dump_ptx == "-") || (o.dump_source && *o.dump_source == "-"))) {
+  if (r.json && ((r.dump_ptx && *r.dump_ptx == "-") || (r.dump_source && *r.dump_source == "-"))) {
     throw UsageError("--json writes to stdout; send --dump-ptx or --dump-source to a file");
   }
-  if (o.dump_ptx && o.device == DeviceChoice::kCpu && !o.arch) {
+  if (r.dump_ptx && r.device == DeviceChoice::kCpu && !r.arch) {
     throw UsageError(
         "--dump-ptx with --device cpu needs --arch (e.g. --arch sm_90): no GPU to compile for");
   }
 }
 
-KernelSize resolve_kernel_size(const Options& o) {
-  const AxisSize x = resolve_axis(o.size, o.sigma);
-  if (!o.size_y && !o.sigma_y) return {x, x};
-  return {x, resolve_axis(o.size_y, o.sigma_y)};
+// Everything CLI11 could not check; fills the fields that need the given values together.
+Request validated(Request r, const Given& g) {
+  r.blur.size = resolve_kernel_size(g);
+  r.blur.border_value = border_value_of(g.border_value);
+  if (!g.arch.empty()) {
+    r.arch = parse_arch(g.arch);
+    if (!r.arch) {
+      throw UsageError("--arch: '" + g.arch + "' is not an architecture; write it like sm_90");
+    }
+  }
+  if (r.dump_ptx && r.dump_ptx->empty()) r.dump_ptx = "-";
+  if (r.dump_source && r.dump_source->empty()) r.dump_source = "-";
+  r.action = action_of(r);
+  validate_outputs(r);
+  return r;
+}
+
+}  // namespace
+
+ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  CLI::App app{
+      "gpublur " + std::string(kVersion) +
+          " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
+      "gpublur"};
+  Request r;
+  Given g;
+  bool version = false;
+  define_blur_options(app, r, g);
+  define_gpu_options(app, r, g);
+  define_output_options(app, r);
+  app.add_flag("--version", version, "Print gpublur, NVRTC and driver versions and the GPU");
+  app.footer(std::string(kSizeHelp) + "\n" + border_help() + "\n" + kMoreHelp);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return {std::nullopt, kExitOk};
+  } catch (const CLI::ParseError& e) {
+    err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
+  if (version) {
+    r.action = Request::Action::kVersion;
+    return {r, kExitOk};
+  }
+  return {validated(std::move(r), g), kExitOk};
 }
 
 }  // namespace gpublur

@@ -48,19 +48,19 @@ int main(int argc, char** argv) {
       })) {
     return code;
   }
-  if (!parsed->options) return parsed->exit_code;
-  const Options& options = *parsed->options;
+  if (!parsed->request) return parsed->exit_code;
+  const Request& request = *parsed->request;
   // Split before any thread starts (the pipeline starts the GPU on one).
   std::optional<DetachedExit> worker;
-  if (may_open_gpu(options) && !options.no_detach) worker = DetachedExit::split();
+  if (may_open_gpu(request) && !request.no_detach) worker = DetachedExit::split();
   // The context is left to the driver's exit handler, so the process ends by returning from
   // main (std::_Exit would skip that handler and leave the teardown to the kernel: 62-68 ms
   // against 46 ms on the H100 host, bench/RESULTS.md).
   const int code = reporting_errors(
-      [&] { return run(options, std::cout, std::cerr, ContextAtEnd::kLeaveToExit); });
+      [&] { return run(request, std::cout, std::cerr, ContextAtEnd::kLeaveToExit); });
   if (worker) {
     const bool detach = opened_shared_gpu_context();
-    if (detach && options.verbose && worker->worker() != 0) {
+    if (detach && request.verbose && worker->worker() != 0) {
       std::cerr << "gpublur: done; process " << worker->worker()
                 << " goes on to release the GPU, unwaited (--no-detach waits)\n";
     }

@@ -75,16 +75,6 @@ int print_version(std::ostream& out) {
   return kExitOk;
 }
 
-BlurSpec make_spec(const Options& o, const KernelSize& k, int channels) {
-  BlurSpec spec;
-  spec.x = make_weights(k.x.size, k.x.sigma);
-  spec.y = make_weights(k.y.size, k.y.sigma);
-  spec.channels = channels;
-  spec.border = o.border;
-  spec.border_value = o.border_value;
-  return spec;
-}
-
 // GPU start-up, run on its own thread: driver, cuInit, device query, primary context.
 struct GpuStartup {
   std::optional<GpuInfo> info;
@@ -115,7 +105,7 @@ struct NvrtcStartup {
 
 class Invocation {
  public:
-  Invocation(const Options& o, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end)
+  Invocation(const Request& o, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end)
       : o_(o), out_(out), err_(err), context_at_end_(context_at_end) {}
   int run();
 
@@ -143,7 +133,7 @@ class Invocation {
   void write_output(const Raster<Sample>& image);
   WriteOptions write_options() const;
 
-  const Options& o_;
+  const Request& o_;
   std::ostream& out_;
   std::ostream& err_;
   const ContextAtEnd context_at_end_;
@@ -357,7 +347,7 @@ bool Invocation::keep_16_bit() {
 bool Invocation::keep_hdr() {
   if (!input_ || input_->bits != 32) return false;
   if (!blurring_ || format_for_path(o_.output) == ImageFormat::kHdr) {
-    if (o_.linear) throw UsageError("--linear: HDR images are in linear light already");
+    if (o_.blur.linear) throw UsageError("--linear: HDR images are in linear light already");
     return true;
   }
   input_->image = to_8_bit(input_->imagef);
@@ -374,7 +364,7 @@ bool Invocation::keep_hdr() {
 // channel is assumed to be used.
 template <typename Sample>
 bool Invocation::premultiply(const Raster<Sample>* image, int channels) {
-  if (o_.alpha != AlphaMode::kPremultiplied || (channels != 2 && channels != 4)) return false;
+  if (o_.blur.alpha != AlphaMode::kPremultiplied || (channels != 2 && channels != 4)) return false;
   if (image && !has_transparency(*image)) {
     if (o_.verbose) err_ << "gpublur: alpha: every pixel is opaque; nothing to premultiply\n";
     return false;
@@ -459,17 +449,11 @@ void Invocation::write_output(const Raster<Sample>& image) {
   report_.stage("write", ms_since(start));
 }
 
-WriteOptions Invocation::write_options() const {
-  WriteOptions options;
-  options.png_level = o_.png_level;
-  options.jpeg_quality = o_.jpeg_quality;
-  return options;
-}
+WriteOptions Invocation::write_options() const { return o_.write; }
 
 int Invocation::run() {
-  validate_options(o_);
-  const KernelSize k = resolve_kernel_size(o_);
-  blurring_ = !o_.input.empty() && !o_.output.empty();
+  const KernelSize& k = o_.blur.size;
+  blurring_ = o_.action == Request::Action::kBlur;
   if (blurring_) check_writable_destination(o_.output);
   // GPU start-up begins before the input is read, unless the input cannot be opened at all:
   // then read_file reports that at once, without first waiting for a GPU nobody will use.
@@ -484,20 +468,20 @@ int Invocation::run() {
                        : hdr     ? input_->imagef.channels
                        : sixteen ? input_->image16.channels
                                  : input_->image.channels;
-  BlurSpec spec = make_spec(o_, k, channels);
+  BlurSpec spec = make_blur_spec(o_.blur, channels);
   print_spec(k, spec);
   if (hdr) {
     blur_and_write(input_->imagef, spec, SampleFormat::kFloat);
   } else if (sixteen) {
     spec.premultiplied = premultiply(input_ ? &input_->image16 : nullptr, channels);
-    if (o_.linear) {
+    if (o_.blur.linear) {
       blur_linear(spec, true);
     } else {
       blur_and_write(input_->image16, spec, SampleFormat::k16);
     }
   } else {
     spec.premultiplied = premultiply(input_ ? &input_->image : nullptr, channels);
-    if (o_.linear) {
+    if (o_.blur.linear) {
       blur_linear(spec, false);
     } else {
       Image none;  // compile-and-dump only
@@ -515,14 +499,13 @@ int Invocation::run() {
 
 }  // namespace
 
-bool may_open_gpu(const Options& o) {
-  if (o.version || o.device == DeviceChoice::kCpu) return false;
-  const bool blurring = !o.input.empty() && !o.output.empty();
-  return blurring || (o.dump_ptx && !o.arch);
+bool may_open_gpu(const Request& o) {
+  if (o.action == Request::Action::kVersion || o.device == DeviceChoice::kCpu) return false;
+  return o.action == Request::Action::kBlur || (o.dump_ptx && !o.arch);
 }
 
-int run(const Options& o, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {
-  if (o.version) return print_version(out);
+int run(const Request& o, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {
+  if (o.action == Request::Action::kVersion) return print_version(out);
   return Invocation(o, out, err, context_at_end).run();
 }
 

@@ -3,7 +3,7 @@
 
 #include <iosfwd>
 
-#include "cli.hpp"
+#include "request.hpp"
 
 namespace gpublur {
 
@@ -15,13 +15,13 @@ enum class ContextAtEnd {
                  // release itself; bench/RESULTS.md)
 };
 
-/// Whether run(options) may open a GPU context (to blur, or to find the architecture for
+/// Whether run(request) may open a GPU context (to blur, or to find the architecture for
 /// --dump-ptx): main then runs it in a worker process whose teardown nobody waits for.
-bool may_open_gpu(const Options& options);
+bool may_open_gpu(const Request& request);
 
-/// Runs the options parsed from the command line. Reports on `err` (announcements, --verbose)
+/// Runs the request the command line made. Reports on `err` (announcements, --verbose)
 /// and writes dumps to `out` when asked for "-". Returns the exit code; throws gpublur::Error.
-int run(const Options& options, std::ostream& out, std::ostream& err,
+int run(const Request& request, std::ostream& out, std::ostream& err,
         ContextAtEnd context_at_end = ContextAtEnd::kRelease);
 
 }  // namespace gpublur

@@ -8,6 +8,7 @@
 
 #include "cpu_blur.hpp"
 #include "image_io.hpp"
+#include "parse_args.hpp"
 #include "pipeline.hpp"
 #include "reference_blur.hpp"
 #include "temp_dir.hpp"
@@ -94,12 +95,8 @@ TEST_CASE("an opaque image gives the same bytes with either --alpha", "[alpha]")
   for (std::size_t i = 3; i < in.pixels.size(); i += 4) in.pixels[i] = 255;
   write_image(in, dir + "/opaque.png", {});
   auto blur_with = [&](const char* alpha, const std::string& out) {
-    Options o;
-    o.input = dir + "/opaque.png";
-    o.output = out;
-    o.size = 7;
-    o.device = DeviceChoice::kCpu;
-    o.alpha = std::string(alpha) == "straight" ? AlphaMode::kStraight : AlphaMode::kPremultiplied;
+    const Request o = test::parse_args(
+        {dir + "/opaque.png", out, "--size", "7", "--device", "cpu", "--alpha", alpha});
     std::ostringstream sink;
     REQUIRE(run(o, sink, sink) == 0);
     return decode_image(read_file(out), out).image.pixels;

@@ -12,6 +12,7 @@
 #include "cpu_blur.hpp"
 #include "gpu_session.hpp"
 #include "image_io.hpp"
+#include "parse_args.hpp"
 #include "pipeline.hpp"
 #include "reference_blur.hpp"
 #include "temp_dir.hpp"
@@ -194,13 +195,15 @@ TEST_CASE("the CLI writes the CPU's bytes from the GPU: 16-bit, HDR, --linear, a
     CAPTURE(r.input, r.linear);
     std::string bytes[2];
     for (int i = 0; i < 2; ++i) {
-      Options o;
-      o.input = tmp.file(r.input);
-      o.output = tmp.file(std::to_string(i) + r.output);
-      o.size = 9;
-      o.linear = r.linear;
-      o.no_cache = true;
-      o.device = i == 0 ? DeviceChoice::kGpu : DeviceChoice::kCpu;
+      std::vector<std::string> args{tmp.file(r.input),
+                                    tmp.file(std::to_string(i) + r.output),
+                                    "--size",
+                                    "9",
+                                    "--no-cache",
+                                    "--device",
+                                    i == 0 ? "gpu" : "cpu"};
+      if (r.linear) args.push_back("--linear");
+      const Request o = test::parse_args(args);
       std::ostringstream out, err;
       REQUIRE(run(o, out, err) == 0);
       std::ifstream file(o.output, std::ios::binary);
