@@ -51,41 +51,9 @@ LoadResult load() {
   }
   DriverApi a{};
   std::string& why = result.why;
-#define GB_RESOLVE(fn) \
-  if (!resolve(get, a.fn, #fn, why)) return result
-  GB_RESOLVE(cuGetErrorName);
-  GB_RESOLVE(cuGetErrorString);
-  GB_RESOLVE(cuInit);
-  GB_RESOLVE(cuDriverGetVersion);
-  GB_RESOLVE(cuDeviceGetCount);
-  GB_RESOLVE(cuDeviceGet);
-  GB_RESOLVE(cuDeviceGetName);
-  GB_RESOLVE(cuDeviceGetAttribute);
-  GB_RESOLVE(cuDeviceTotalMem);
-  GB_RESOLVE(cuDevicePrimaryCtxRetain);
-  GB_RESOLVE(cuDevicePrimaryCtxRelease);
-  GB_RESOLVE(cuCtxSetCurrent);
-  GB_RESOLVE(cuModuleLoadData);
-  GB_RESOLVE(cuModuleUnload);
-  GB_RESOLVE(cuModuleGetFunction);
-  GB_RESOLVE(cuFuncSetAttribute);
-  GB_RESOLVE(cuMemAlloc);
-  GB_RESOLVE(cuMemFree);
-  GB_RESOLVE(cuMemHostRegister);
-  GB_RESOLVE(cuMemHostUnregister);
-  GB_RESOLVE(cuMemcpyHtoDAsync);
-  GB_RESOLVE(cuMemcpyDtoHAsync);
-  GB_RESOLVE(cuMemcpyDtoDAsync);
-  GB_RESOLVE(cuMemcpy2DAsync);
-  GB_RESOLVE(cuStreamCreate);
-  GB_RESOLVE(cuStreamDestroy);
-  GB_RESOLVE(cuStreamSynchronize);
-  GB_RESOLVE(cuEventCreate);
-  GB_RESOLVE(cuEventDestroy);
-  GB_RESOLVE(cuEventRecord);
-  GB_RESOLVE(cuEventSynchronize);
-  GB_RESOLVE(cuEventElapsedTime);
-  GB_RESOLVE(cuLaunchKernel);
+#define GB_RESOLVE(name) \
+  if (!resolve(get, a.name, #name, why)) return result;
+  GB_DRIVER_ENTRY_POINTS(GB_RESOLVE)
 #undef GB_RESOLVE
   result.api = a;
   return result;

@@ -12,43 +12,50 @@
 
 namespace gpublur::cuda {
 
-/// The driver entry points gpublur uses. decltype of the cuda.h declarations gives each the
-/// signature of the version cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2, ...), which is
-/// the version cuGetProcAddress returns when asked for CUDA_VERSION.
+/// The driver entry points gpublur uses, listed once: X(name) for each. The DriverApi struct
+/// declares them and load_driver resolves them from this one list.
+#define GB_DRIVER_ENTRY_POINTS(X) \
+  X(cuGetErrorName)               \
+  X(cuGetErrorString)             \
+  X(cuInit)                       \
+  X(cuDriverGetVersion)           \
+  X(cuDeviceGetCount)             \
+  X(cuDeviceGet)                  \
+  X(cuDeviceGetName)              \
+  X(cuDeviceGetAttribute)         \
+  X(cuDeviceTotalMem)             \
+  X(cuDevicePrimaryCtxRetain)     \
+  X(cuDevicePrimaryCtxRelease)    \
+  X(cuCtxSetCurrent)              \
+  X(cuModuleLoadData)             \
+  X(cuModuleUnload)               \
+  X(cuModuleGetFunction)          \
+  X(cuFuncSetAttribute)           \
+  X(cuMemAlloc)                   \
+  X(cuMemFree)                    \
+  X(cuMemHostRegister)            \
+  X(cuMemHostUnregister)          \
+  X(cuMemcpyHtoDAsync)            \
+  X(cuMemcpyDtoHAsync)            \
+  X(cuMemcpyDtoDAsync)            \
+  X(cuMemcpy2DAsync)              \
+  X(cuStreamCreate)               \
+  X(cuStreamDestroy)              \
+  X(cuStreamSynchronize)          \
+  X(cuEventCreate)                \
+  X(cuEventDestroy)               \
+  X(cuEventRecord)                \
+  X(cuEventSynchronize)           \
+  X(cuEventElapsedTime)           \
+  X(cuLaunchKernel)
+
+/// The entry points, each with the signature decltype gives the cuda.h declaration: that of the
+/// version cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2, ...), which is the version
+/// cuGetProcAddress returns when asked for CUDA_VERSION.
 struct DriverApi {
-  decltype(&::cuGetErrorName) cuGetErrorName;
-  decltype(&::cuGetErrorString) cuGetErrorString;
-  decltype(&::cuInit) cuInit;
-  decltype(&::cuDriverGetVersion) cuDriverGetVersion;
-  decltype(&::cuDeviceGetCount) cuDeviceGetCount;
-  decltype(&::cuDeviceGet) cuDeviceGet;
-  decltype(&::cuDeviceGetName) cuDeviceGetName;
-  decltype(&::cuDeviceGetAttribute) cuDeviceGetAttribute;
-  decltype(&::cuDeviceTotalMem) cuDeviceTotalMem;
-  decltype(&::cuDevicePrimaryCtxRetain) cuDevicePrimaryCtxRetain;
-  decltype(&::cuDevicePrimaryCtxRelease) cuDevicePrimaryCtxRelease;
-  decltype(&::cuCtxSetCurrent) cuCtxSetCurrent;
-  decltype(&::cuModuleLoadData) cuModuleLoadData;
-  decltype(&::cuModuleUnload) cuModuleUnload;
-  decltype(&::cuModuleGetFunction) cuModuleGetFunction;
-  decltype(&::cuFuncSetAttribute) cuFuncSetAttribute;
-  decltype(&::cuMemAlloc) cuMemAlloc;
-  decltype(&::cuMemFree) cuMemFree;
-  decltype(&::cuMemHostRegister) cuMemHostRegister;
-  decltype(&::cuMemHostUnregister) cuMemHostUnregister;
-  decltype(&::cuMemcpyHtoDAsync) cuMemcpyHtoDAsync;
-  decltype(&::cuMemcpyDtoHAsync) cuMemcpyDtoHAsync;
-  decltype(&::cuMemcpyDtoDAsync) cuMemcpyDtoDAsync;
-  decltype(&::cuMemcpy2DAsync) cuMemcpy2DAsync;
-  decltype(&::cuStreamCreate) cuStreamCreate;
-  decltype(&::cuStreamDestroy) cuStreamDestroy;
-  decltype(&::cuStreamSynchronize) cuStreamSynchronize;
-  decltype(&::cuEventCreate) cuEventCreate;
-  decltype(&::cuEventDestroy) cuEventDestroy;
-  decltype(&::cuEventRecord) cuEventRecord;
-  decltype(&::cuEventSynchronize) cuEventSynchronize;
-  decltype(&::cuEventElapsedTime) cuEventElapsedTime;
-  decltype(&::cuLaunchKernel) cuLaunchKernel;
+#define GB_DRIVER_DECLARE(name) decltype(&::name) name;
+  GB_DRIVER_ENTRY_POINTS(GB_DRIVER_DECLARE)
+#undef GB_DRIVER_DECLARE
 };
 
 /// Loads the driver on first call (thread-safe) and returns it, or nullptr with `why` saying

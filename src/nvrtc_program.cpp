@@ -40,20 +40,8 @@ NvrtcApi load() {
                 " toolkit, or set GPUBLUR_NVRTC to the path of libnvrtc.so");
   }
   NvrtcApi a{};
-#define GB_RESOLVE(fn) resolve(lib, a.fn, #fn)
-  GB_RESOLVE(nvrtcVersion);
-  GB_RESOLVE(nvrtcGetNumSupportedArchs);
-  GB_RESOLVE(nvrtcGetSupportedArchs);
-  GB_RESOLVE(nvrtcGetErrorString);
-  GB_RESOLVE(nvrtcCreateProgram);
-  GB_RESOLVE(nvrtcDestroyProgram);
-  GB_RESOLVE(nvrtcCompileProgram);
-  GB_RESOLVE(nvrtcGetProgramLogSize);
-  GB_RESOLVE(nvrtcGetProgramLog);
-  GB_RESOLVE(nvrtcGetPTXSize);
-  GB_RESOLVE(nvrtcGetPTX);
-  GB_RESOLVE(nvrtcGetCUBINSize);
-  GB_RESOLVE(nvrtcGetCUBIN);
+#define GB_RESOLVE(name) resolve(lib, a.name, #name);
+  GB_NVRTC_ENTRY_POINTS(GB_RESOLVE)
 #undef GB_RESOLVE
   return a;
 }

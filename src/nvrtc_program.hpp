@@ -11,21 +11,28 @@
 
 namespace gpublur::nvrtc {
 
+/// NVRTC's entry points gpublur uses, listed once: X(name) for each. NvrtcApi declares them and
+/// api() resolves them from this one list.
+#define GB_NVRTC_ENTRY_POINTS(X) \
+  X(nvrtcVersion)                \
+  X(nvrtcGetNumSupportedArchs)   \
+  X(nvrtcGetSupportedArchs)      \
+  X(nvrtcGetErrorString)         \
+  X(nvrtcCreateProgram)          \
+  X(nvrtcDestroyProgram)         \
+  X(nvrtcCompileProgram)         \
+  X(nvrtcGetProgramLogSize)      \
+  X(nvrtcGetProgramLog)          \
+  X(nvrtcGetPTXSize)             \
+  X(nvrtcGetPTX)                 \
+  X(nvrtcGetCUBINSize)           \
+  X(nvrtcGetCUBIN)
+
 /// NVRTC's entry points, resolved from the shared library.
 struct NvrtcApi {
-  decltype(&::nvrtcVersion) nvrtcVersion;
-  decltype(&::nvrtcGetNumSupportedArchs) nvrtcGetNumSupportedArchs;
-  decltype(&::nvrtcGetSupportedArchs) nvrtcGetSupportedArchs;
-  decltype(&::nvrtcGetErrorString) nvrtcGetErrorString;
-  decltype(&::nvrtcCreateProgram) nvrtcCreateProgram;
-  decltype(&::nvrtcDestroyProgram) nvrtcDestroyProgram;
-  decltype(&::nvrtcCompileProgram) nvrtcCompileProgram;
-  decltype(&::nvrtcGetProgramLogSize) nvrtcGetProgramLogSize;
-  decltype(&::nvrtcGetProgramLog) nvrtcGetProgramLog;
-  decltype(&::nvrtcGetPTXSize) nvrtcGetPTXSize;
-  decltype(&::nvrtcGetPTX) nvrtcGetPTX;
-  decltype(&::nvrtcGetCUBINSize) nvrtcGetCUBINSize;
-  decltype(&::nvrtcGetCUBIN) nvrtcGetCUBIN;
+#define GB_NVRTC_DECLARE(name) decltype(&::name) name;
+  GB_NVRTC_ENTRY_POINTS(GB_NVRTC_DECLARE)
+#undef GB_NVRTC_DECLARE
 };
 
 /// The loaded library; loads it on first use (thread-safe). Throws Error naming the
