@@ -1,5 +1,6 @@
 // cpu_blur.hpp — the CPU blur: the reference every GPU result must equal byte for byte, and
-// the fallback when no GPU is usable. Same integer arithmetic as kernels/blur.cu (weights.hpp).
+// the fallback when no GPU is usable. Same integer arithmetic as every kernel (weights.hpp,
+// kernels/arithmetic.cuh).
 #pragma once
 
 #include "blur_spec.hpp"

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "decoded_image.hpp"
 #include "image.hpp"
 
 namespace gpublur {
@@ -16,15 +17,6 @@ enum class ImageFormat { kPng, kJpeg, kBmp, kTga, kHdr };
 /// The output format named by path's extension (case-insensitive): .png .jpg .jpeg .bmp .tga
 /// .hdr.
 std::optional<ImageFormat> format_for_path(std::string_view path);
-
-struct ReadImage {
-  int bits = 8;  // 8: `image` holds the pixels; 16: `image16`; 32 (HDR, float): `imagef`
-  Image image;
-  Image16 image16;
-  ImageF imagef;
-  /// Non-empty when the pipeline converted the image, e.g. HDR reduced to 8 bits.
-  std::string conversion;
-};
 
 /// Reads any image stb_image reads (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR, PIC), keeping its
 /// 1-4 channels and, for 16-bit PNG and PNM, its 16 bits. Throws IoError("cannot read 'path':

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "image_io.hpp"
+#include "decoded_image.hpp"
 
 namespace gpublur {
 
