@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cpu_blur.hpp"
-#include "image_io.hpp"
+#include "image_encode.hpp"
 #include "weights.hpp"
 
 using namespace gpublur;

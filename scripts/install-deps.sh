@@ -3,9 +3,10 @@
 # The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc) is a prerequisite installed separately.
 set -euo pipefail
 
-packages=(cmake g++ pkg-config libcli11-dev catch2 libstb-dev zlib1g-dev libpng-dev nettle-dev
-  liblodepng-dev libdeflate-dev
-  python3-scipy python3-opencv)  # the last two: tests comparing with SciPy and OpenCV
+packages=(cmake g++ pkg-config libcli11-dev catch2 nettle-dev libtbb-dev
+  liblodepng-dev libdeflate-dev libjpeg62-turbo-dev libwebp-dev libtiff-dev libgif-dev  # codecs
+  libstb-dev libpng-dev    # tests only: second decoders the codecs are held to
+  python3-scipy python3-opencv)  # tests comparing with SciPy and OpenCV
 
 missing=()
 for p in "${packages[@]}"; do

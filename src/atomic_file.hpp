@@ -1,5 +1,7 @@
 // atomic_file.hpp — replace a file all at once: write a temporary beside it, then rename.
-// A failure at any point leaves the destination as it was and no temporary behind.
+// A failure at any point leaves the destination as it was and no temporary behind. The temporary
+// is named ".NAME.gpublur-XXXXXX" (NAME shortened where the name would pass the file system's
+// limit, so outputs of any legal name can be written).
 #pragma once
 
 #include <cstdint>
@@ -16,5 +18,9 @@ void check_writable_destination(const std::string& path);
 /// The new file gets the mode an ordinary create would (0666 & ~umask), or the replaced
 /// file's mode. Throws IoError naming the path and errno's reason.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes);
+
+/// Removes the temporary files being written right now. Async-signal-safe: for a signal handler
+/// that ends the process at once (stop_signals.hpp), so no temporary outlives it.
+void remove_temporary_files() noexcept;
 
 }  // namespace gpublur

@@ -4,12 +4,15 @@
 #include <CLI/CLI.hpp>
 
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <sstream>
 #include <vector>
 
+#include "encode_options.hpp"
 #include "errors.hpp"
-#include "png_encode.hpp"
+#include "image_format.hpp"
+#include "job_plan.hpp"
 #include "version.hpp"
 #include "weights.hpp"
 
@@ -46,12 +49,42 @@ Devices:
   process and exits as soon as the output is written, leaving that child to release the GPU
   unwaited (not on a GPU in an exclusive compute mode; --no-detach waits).
 
+Batches (gpublur IN... -o DIR):
+  Inputs are files and directories (their images; --recursive: below them too) and the paths
+  --from-list names. A file goes to DIR/its name; a directory's images to DIR/their path below it.
+  Each output keeps its input's format unless --format says otherwise. Two inputs that would
+  write one output, or an output that would replace its input, stop the command before it starts.
+  One process decodes and encodes on every core, blurs on the GPU (images of one shape stacked
+  into one launch) and writes each output atomically: a file that cannot be read or written is
+  reported on one line and the rest goes on. A progress line shows on a terminal (not with
+  --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
+  Ctrl-C or SIGTERM stops it cleanly: finished files are whole, no temporary file is left.
+
+Formats:
+  Read (by content, not name): PNG, JPEG, WebP, TIFF, BMP, TGA, PNM/PAM, Radiance HDR, GIF
+  (first frame), PSD (composite). Written (by extension, or --format): .png .jpg .webp .tif .bmp
+  .tga .pnm/.ppm/.pgm/.pam .hdr. '-' as input reads stdin; as output writes stdout (needs
+  --format).
+
+Metadata:
+  ICC profiles, EXIF and pixel density are copied to the output where its format holds them
+  (--verbose says what was not kept); --strip writes none.
+
+Limits:
+  An image's size is checked before any pixels are decoded: at most 65535 pixels a side and
+  --max-pixels pixels (default 268435456, 16384 x 16384). A file whose header claims more than
+  its data can hold is refused as truncated.
+
 Exit codes:
-  0 success, 1 runtime error (file, GPU, compiler), 2 usage error.
+  0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),
+  2 usage error, 130 or 143 stopped by SIGINT or SIGTERM.
 
 Examples:
   gpublur in.png out.png --size 7 --sigma 1.5
   gpublur in.png out.png --sigma 3 --border reflect101
+  gpublur photos/ -o blurred/ --recursive --sigma 2
+  gpublur a.jpg b.png -o out/ --format webp --sigma 2
+  curl -s https://example.com/x.jpg | gpublur - - --format png --sigma 2 > x.png
   gpublur in.png out.png --size 7 --target ptx --dump-ptx kernel.ptx
   gpublur --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -      (no image or GPU needed)
 )";
@@ -102,18 +135,22 @@ CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value,
 
 // Values that are checked after parsing (they need each other, or a hint), as given.
 struct Given {
+  std::vector<std::string> paths;  // the positional arguments
   std::optional<int> size, size_y;
   std::optional<double> sigma, sigma_y;
   std::vector<int> border_value;
   std::string arch;
+  std::string format;
+  std::string devices;
+  std::string subsampling;
+  std::optional<std::uint64_t> max_pixels;
 };
 
 // What to blur and how: images, kernel size, borders.
 void define_blur_options(CLI::App& app, Request& r, Given& g) {
-  app.add_option("input", r.input, "Image to blur (PNG, JPEG, BMP, TGA, PNM, GIF, PSD, HDR)");
-  app.add_option("output", r.output,
-                 "Where to write the result; format from the extension "
-                 "(.png .jpg .jpeg .bmp .tga .hdr)");
+  app.add_option("images", g.paths,
+                 "IN OUT: blur one image into OUT ('-' reads stdin, writes stdout). IN... -o DIR: "
+                 "blur files and the images in directories into DIR");
   app.add_option("--size", g.size, "Kernel width in pixels, odd (e.g. 7)");
   app.add_option("--sigma", g.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
   app.add_option("--size-y", g.size_y, "Vertical kernel size, if it differs from --size");
@@ -152,20 +189,57 @@ void define_gpu_options(CLI::App& app, Request& r, Given& g) {
       ->default_str("3");
 }
 
+// Many images at once.
+void define_batch_options(CLI::App& app, Request& r, Given& g) {
+  app.add_option("-o,--output-dir", r.batch.output_dir,
+                 "Blur every input into DIR: files by their name, directories' images by their "
+                 "path below the directory");
+  app.add_flag("-r,--recursive", r.batch.recursive,
+               "Directories: their subdirectories' images too");
+  app.add_option("--from-list", r.batch.from_list,
+                 "Also blur the files FILE lists, one path a line ('-': read the list from stdin)");
+  app.add_option("--format", g.format,
+                 "Write every output in this format (png, jpg, webp, tif, bmp, tga, pnm, hdr); "
+                 "default: each input's own (needed to write to stdout)");
+  app.add_flag("--skip-existing", r.skip_existing,
+               "Leave alone outputs that exist (whole: outputs are written atomically), to resume "
+               "an interrupted batch");
+  app.add_option("--threads", r.threads,
+                 "CPU threads for decoding, encoding and CPU blurs (default: all)");
+  app.add_option(
+      "--devices", g.devices,
+      "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
+  app.add_flag("-q,--quiet", r.quiet,
+               "No progress line and no summary (failures are still reported)");
+}
+
 // Output encoding, caching and reporting.
-void define_output_options(CLI::App& app, Request& r) {
+void define_output_options(CLI::App& app, Request& r, Given& g) {
   app.add_option("--png-level", r.write.png_level,
-                 "PNG compression 0..9 (zlib on all cores; 1 fastest, 9 smallest)")
+                 "PNG compression 0..12 (libdeflate's levels; 0 stores, 12 smallest)")
       ->default_str(std::to_string(r.write.png_level));
   app.add_option("--jpeg-quality", r.write.jpeg_quality, "JPEG quality 1..100")
       ->default_str(std::to_string(r.write.jpeg_quality));
+  app.add_option("--jpeg-subsampling", g.subsampling,
+                 "JPEG chroma subsampling: 444, 422 or 420 (default: a JPEG input's own, else 444 "
+                 "from quality 90, 420 below)");
+  app.add_option("--webp-quality", r.write.webp_quality, "Lossy WebP quality 1..100")
+      ->default_str(std::to_string(r.write.webp_quality));
+  app.add_flag("--webp-lossless", r.write.webp_lossless, "Write WebP losslessly");
+  app.add_flag("--strip", r.strip,
+               "Write no metadata (ICC profile, EXIF, density), which is kept by default");
+  app.add_option("--max-pixels", g.max_pixels,
+                 "Refuse images of more pixels than this, before decoding them (default 268435456, "
+                 "16384 x 16384; 0: only 65535 per side)");
   app.add_flag("--no-cache", r.no_cache, "Compile the kernel even if the kernel cache has it");
   app.add_option("--cache-dir", r.cache_dir,
                  "Kernel cache directory (default: $GPUBLUR_CACHE_DIR, $XDG_CACHE_HOME/gpublur or "
                  "~/.cache/gpublur)");
   app.add_flag("--timings", r.timings, "Print the wall time of each stage on stderr");
-  app.add_flag("--json", r.json,
-               "Print parameters, device, image facts and timings as JSON on stdout");
+  app.add_flag(
+      "--json", r.json,
+      "One image: parameters, device, image facts and timings as one JSON object on stdout. "
+      "A batch: a JSON line per file (path, status, bytes, stage times) and a summary line");
   app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
 }
 
@@ -233,40 +307,95 @@ std::array<std::uint8_t, 4> border_value_of(const std::vector<int>& values) {
   return out;
 }
 
-// What the images and dumps on the command line ask for.
-Request::Action action_of(const Request& r) {
+// Which form the images on the command line ask for: one image IN OUT, a batch (-o DIR), or
+// none (compiling for the dumps only).
+void images_of(Request& r, const Given& g) {
   const bool dumping = r.dump_ptx || r.dump_source;
+  const bool batch = !r.batch.output_dir.empty();
+  if (batch) {
+    r.single = false;
+    r.batch.paths = g.paths;
+    r.batch.format = r.format;
+    if (g.paths.empty() && !r.batch.from_list) {
+      throw UsageError("-o " + r.batch.output_dir +
+                       ": give the images to blur, e.g. gpublur photos/ -o blurred/");
+    }
+    if (dumping) {
+      throw UsageError(
+          "--dump-ptx and --dump-source show one kernel: give one image (IN OUT) or none");
+    }
+    r.action = Request::Action::kBlur;
+    return;
+  }
+  if (r.batch.from_list) throw UsageError("--from-list needs an output directory: -o DIR");
+  if (g.paths.size() > 2) {
+    throw UsageError("to blur several images, name an output directory: gpublur IN... -o DIR");
+  }
+  if (!g.paths.empty()) r.input = g.paths[0];
+  if (g.paths.size() == 2) r.output = g.paths[1];
   if (r.input.empty() && !dumping) {
     throw UsageError("missing input and output images; e.g. gpublur in.png out.png --size 7");
   }
   if (!r.input.empty() && r.output.empty() && !dumping) {
-    throw UsageError("missing the output image after '" + r.input + "'");
+    throw UsageError("missing the output image after '" + r.input + "' (or -o DIR for a batch)");
   }
-  return r.output.empty() ? Request::Action::kCompile : Request::Action::kBlur;
+  r.action = r.output.empty() ? Request::Action::kCompile : Request::Action::kBlur;
+  if (r.action == Request::Action::kBlur && !output_format(r.output, r.format)) {
+    throw UsageError(r.output == "-"
+                         ? "writing to standard output ('-') needs --format, e.g. --format png"
+                         : "cannot write '" + r.output + "': unknown extension; use " +
+                               writable_extensions() + ", or give --format");
+  }
+}
+
+void check_range(const char* flag, int value, int low, int high) {
+  if (value < low || value > high) {
+    throw UsageError(std::string(flag) + " must be " + std::to_string(low) + " to " +
+                     std::to_string(high) + " (got " + std::to_string(value) + ")");
+  }
 }
 
 void validate_outputs(const Request& r) {
   if (r.channels < 1 || r.channels > 4) throw UsageError("--channels must be 1 to 4");
-  if (r.write.png_level < kMinPngLevel || r.write.png_level > kMaxPngLevel) {
-    throw UsageError("--png-level must be " + std::to_string(kMinPngLevel) + " to " +
-                     std::to_string(kMaxPngLevel) + " (got " + std::to_string(r.write.png_level) +
-                     ")");
-  }
-  if (r.write.jpeg_quality < 1 || r.write.jpeg_quality > 100) {
-    throw UsageError("--jpeg-quality must be 1 to 100 (got " +
-                     std::to_string(r.write.jpeg_quality) + ")");
-  }
-  if (!r.output.empty() && !format_for_path(r.output)) {
-    throw UsageError("cannot write '" + r.output +
-                     "': unknown extension; use .png, .jpg, .jpeg, .bmp, .tga or .hdr");
-  }
-  if (r.json && ((r.dump_ptx && *r.dump_ptx == "-") || (r.dump_source && *r.dump_source == "-"))) {
+  check_range("--png-level", r.write.png_level, kMinPngLevel, kMaxPngLevel);
+  check_range("--jpeg-quality", r.write.jpeg_quality, 1, 100);
+  check_range("--webp-quality", r.write.webp_quality, 1, 100);
+  const bool dump_to_stdout =
+      (r.dump_ptx && *r.dump_ptx == "-") || (r.dump_source && *r.dump_source == "-");
+  if (r.json && dump_to_stdout) {
     throw UsageError("--json writes to stdout; send --dump-ptx or --dump-source to a file");
+  }
+  if (r.single && r.output == "-" && (r.json || dump_to_stdout)) {
+    throw UsageError("the image goes to stdout ('-'): send --json and dumps elsewhere");
   }
   if (r.dump_ptx && r.device == DeviceChoice::kCpu && !r.arch) {
     throw UsageError(
         "--dump-ptx with --device cpu needs --arch (e.g. --arch sm_90): no GPU to compile for");
   }
+}
+
+// --devices: "all", or ordinals separated by commas.
+std::vector<int> devices_of(const std::string& text) {
+  std::vector<int> ordinals;
+  if (text.empty() || text == "all") return ordinals;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0 || v > 1023) {
+      throw UsageError("--devices: '" + text + "' is not all or GPU ordinals like 0,1");
+    }
+    ordinals.push_back(static_cast<int>(v));
+  }
+  return ordinals;
+}
+
+ChromaSubsampling subsampling_of(const std::string& text) {
+  if (text.empty()) return ChromaSubsampling::kAuto;
+  if (text == "444") return ChromaSubsampling::k444;
+  if (text == "422") return ChromaSubsampling::k422;
+  if (text == "420") return ChromaSubsampling::k420;
+  throw UsageError("--jpeg-subsampling: '" + text + "': choose 444, 422 or 420");
 }
 
 // Everything CLI11 could not check; fills the fields that need the given values together.
@@ -279,9 +408,19 @@ Request validated(Request r, const Given& g) {
       throw UsageError("--arch: '" + g.arch + "' is not an architecture; write it like sm_90");
     }
   }
+  if (!g.format.empty()) {
+    r.format = parse_format(g.format);
+    if (!r.format || !format_traits(*r.format).writable) {
+      throw UsageError("--format: gpublur does not write '" + g.format + "'; use " +
+                       writable_extensions());
+    }
+  }
+  r.devices = devices_of(g.devices);
+  r.write.jpeg_subsampling = subsampling_of(g.subsampling);
+  if (g.max_pixels) r.limits.max_pixels = *g.max_pixels;
   if (r.dump_ptx && r.dump_ptx->empty()) r.dump_ptx = "-";
   if (r.dump_source && r.dump_source->empty()) r.dump_source = "-";
-  r.action = action_of(r);
+  images_of(r, g);
   validate_outputs(r);
   return r;
 }
@@ -299,7 +438,8 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   bool version = false;
   define_blur_options(app, r, g);
   define_gpu_options(app, r, g);
-  define_output_options(app, r);
+  define_batch_options(app, r, g);
+  define_output_options(app, r, g);
   app.add_flag("--version", version, "Print gpublur, NVRTC and driver versions and the GPU");
   app.footer(std::string(kSizeHelp) + "\n" + border_help() + "\n" + kMoreHelp);
   try {

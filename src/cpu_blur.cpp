@@ -1,12 +1,15 @@
-// cpu_blur.cpp — the separable blur, one output row at a time, rows split across threads, with
-// the arithmetic of kernels/arithmetic.cuh (the GPU's own source). The inner loops run over
+// cpu_blur.cpp — the separable blur, one output row at a time, bands of rows on oneTBB's threads,
+// with the arithmetic of kernels/arithmetic.cuh (the GPU's own source). The inner loops run over
 // contiguous samples with the tap loop outside, so they vectorise.
 #include "cpu_blur.hpp"
 
 #include <algorithm>
 #include <array>
-#include <thread>
 #include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include "arithmetic.cuh"
 #include "errors.hpp"
@@ -133,26 +136,29 @@ Raster<typename Policy::Sample> blur_prepared(const Raster<typename Policy::In>&
   const auto x = policy_taps<Policy>(spec.x);
   const auto y = policy_taps<Policy>(spec.y);
   Raster<Sample> out = make_raster<Sample>(in.width, in.height, in.channels);
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, static_cast<unsigned>(in.height));
-
-  // Scratch rows are allocated here, on the calling thread, so an allocation failure throws
-  // to the caller instead of terminating inside a worker.
-  std::vector<RowBlurrer<Policy>> blurrers;
-  blurrers.reserve(threads);
-  for (unsigned t = 0; t < threads; ++t) blurrers.emplace_back(in, spec, x, y);
-
-  // Thread t takes rows t, t + threads, ...: interleaving balances the border rows' extra work.
-  auto work = [&](unsigned t) noexcept {
-    for (auto row = static_cast<int>(t); row < in.height; row += static_cast<int>(threads)) {
-      blurrers[t].blur_row(row,
-                           out.pixels.data() + static_cast<std::size_t>(row) * out.row_samples());
+  const auto blur_rows = [&](int first, int end) {
+    RowBlurrer<Policy> blurrer(in, spec, x, y);  // a band's scratch rows
+    for (int row = first; row < end; ++row) {
+      blurrer.blur_row(row, out.pixels.data() + static_cast<std::size_t>(row) * out.row_samples());
     }
   };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& thread : pool) thread.join();
+  if (threads == 1) {
+    blur_rows(0, in.height);
+    return out;
+  }
+  // Bands of rows on oneTBB's threads: inside a batch, whose other images keep those threads
+  // busy, the loop shares them instead of starting threads of its own. `threads` > 1 caps the
+  // threads this image uses.
+  const auto run = [&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, in.height, 8),
+        [&](const tbb::blocked_range<int>& band) { blur_rows(band.begin(), band.end()); });
+  };
+  if (threads > 1) {
+    tbb::task_arena(static_cast<int>(threads)).execute(run);
+  } else {
+    run();
+  }
   return out;
 }
 

@@ -9,7 +9,8 @@
 namespace gpublur {
 
 /// Blurs `in` (whose channel count must equal spec.channels) into a new image.
-/// threads = 0 uses every hardware thread. Thread-safe; throws InternalError on misuse.
+/// threads = 0: as many of oneTBB's threads as are free; 1: the calling thread only; more: at
+/// most that many. Thread-safe; throws InternalError on misuse.
 Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads = 0);
 
 /// The same for 16-bit samples, with taps of 2^24 computed from spec's sizes and sigmas

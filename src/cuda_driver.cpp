@@ -157,7 +157,9 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
 }
 
 PinnedHostRange::PinnedHostRange(void* host, std::size_t bytes) {
-  if (host && bytes && api().cuMemHostRegister(host, bytes, 0) == CUDA_SUCCESS) {
+  // Portable: pinned for every context, so any GPU of a batch may copy it.
+  if (host && bytes &&
+      api().cuMemHostRegister(host, bytes, CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS) {
     registered_ = UniqueHandle<HostRegistrationTraits>(host);
   }
 }
@@ -180,6 +182,10 @@ Event::Event() {
 
 void Event::record(const Stream& stream) const {
   GB_CU_CHECK(api().cuEventRecord(event_.get(), stream.get()), "recording a CUDA event");
+}
+
+void Event::synchronize(const std::string& subject) const {
+  GB_CU_CHECK(api().cuEventSynchronize(event_.get()), subject);
 }
 
 float Event::elapsed_since(const Event& start) const {

@@ -182,6 +182,8 @@ class Event {
   Event();
   CUevent get() const noexcept { return event_.get(); }
   void record(const Stream& stream) const;
+  /// Waits until the work recorded before it is done; throws CudaError for that work's failure.
+  void synchronize(const std::string& subject) const;
   /// Milliseconds from `start` to this event; both must have completed or this waits.
   float elapsed_since(const Event& start) const;
 

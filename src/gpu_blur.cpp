@@ -64,34 +64,48 @@ std::string driver_version_string(int version) {
   return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
 }
 
-std::optional<GpuInfo> probe_gpu(std::string& why) {
+namespace {
+
+GpuInfo device_info(const cuda::DriverApi& driver, int ordinal) {
+  GpuInfo info;
+  info.ordinal = ordinal;
+  const CUdevice device = device_handle(ordinal);
+  char name[256] = {};
+  GB_CU_CHECK(driver.cuDeviceGetName(name, sizeof name - 1, device), "querying the GPU's name");
+  info.name = name;
+  info.arch = Arch{attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                   attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
+  GB_CU_CHECK(driver.cuDriverGetVersion(&info.driver_version), "querying the driver version");
+  GB_CU_CHECK(driver.cuDeviceTotalMem(&info.memory_bytes, device), "querying the GPU's memory");
+  info.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
+  info.shared = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) == CU_COMPUTEMODE_DEFAULT;
+  return info;
+}
+
+}  // namespace
+
+std::vector<GpuInfo> probe_gpus(std::string& why) {
   const cuda::DriverApi* driver = cuda::load_driver(why);
-  if (!driver) return std::nullopt;
+  if (!driver) return {};
   if (const CUresult status = driver->cuInit(0); status != CUDA_SUCCESS) {
     const char* name = nullptr;
     driver->cuGetErrorName(status, &name);
     why = std::string("cuInit failed: ") + (name ? name : "unknown error");
     if (status == CUDA_ERROR_NO_DEVICE) why = "no NVIDIA GPU found (cuInit: CUDA_ERROR_NO_DEVICE)";
-    return std::nullopt;
+    return {};
   }
   int count = 0;
   GB_CU_CHECK(driver->cuDeviceGetCount(&count), "counting GPUs");
-  if (count < 1) {
-    why = "no NVIDIA GPU found";
-    return std::nullopt;
-  }
-  GpuInfo info;
-  const CUdevice device = device_handle(info.ordinal);
-  char name[256] = {};
-  GB_CU_CHECK(driver->cuDeviceGetName(name, sizeof name - 1, device), "querying the GPU's name");
-  info.name = name;
-  info.arch = Arch{attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                   attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
-  GB_CU_CHECK(driver->cuDriverGetVersion(&info.driver_version), "querying the driver version");
-  GB_CU_CHECK(driver->cuDeviceTotalMem(&info.memory_bytes, device), "querying the GPU's memory");
-  info.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  info.shared = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) == CU_COMPUTEMODE_DEFAULT;
-  return info;
+  if (count < 1) why = "no NVIDIA GPU found";
+  std::vector<GpuInfo> gpus;
+  for (int ordinal = 0; ordinal < count; ++ordinal) gpus.push_back(device_info(*driver, ordinal));
+  return gpus;
+}
+
+std::optional<GpuInfo> probe_gpu(std::string& why) {
+  std::vector<GpuInfo> gpus = probe_gpus(why);
+  if (gpus.empty()) return std::nullopt;
+  return gpus.front();
 }
 
 struct GpuSession::Impl {
@@ -118,6 +132,8 @@ GpuSession::GpuSession(const GpuInfo& gpu)
 }
 
 GpuSession::~GpuSession() = default;
+
+void GpuSession::make_current() const { impl_->context.make_current(); }
 
 struct GpuSessionAccess {
   static cuda::Context& context(GpuSession& s) { return s.impl_->context; }

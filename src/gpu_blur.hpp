@@ -25,8 +25,12 @@ struct GpuInfo {
   bool shared = true;  // compute mode "default": other processes may hold contexts on it too
 };
 
-/// The first GPU, after loading the driver and cuInit; nullopt with `why` (for the user) when
-/// there is no driver or no device. Expected on machines without a GPU, so not an exception.
+/// Every GPU the driver shows (CUDA_VISIBLE_DEVICES applies), after loading the driver and
+/// cuInit; empty with `why` (for the user) when there is no driver or no device. Expected on
+/// machines without a GPU, so not an exception.
+std::vector<GpuInfo> probe_gpus(std::string& why);
+
+/// The first of probe_gpus.
 std::optional<GpuInfo> probe_gpu(std::string& why);
 
 /// Whether this process has opened a context (GpuSession) on a GPU that is shared between
@@ -49,6 +53,8 @@ class GpuSession {
   GpuSession(const GpuSession&) = delete;
   GpuSession& operator=(const GpuSession&) = delete;
   const GpuInfo& info() const { return info_; }
+  /// Makes the context current on the calling thread (GPU calls from it go to this GPU).
+  void make_current() const;
 
  private:
   friend struct GpuSessionAccess;

@@ -8,7 +8,7 @@
 #include "detached_exit.hpp"
 #include "errors.hpp"
 #include "gpu_blur.hpp"
-#include "pipeline.hpp"
+#include "run.hpp"
 
 namespace {
 

@@ -1,27 +1,41 @@
-// pipeline.hpp — one gpublur invocation: read, generate, compile, blur (GPU or CPU), write.
+// pipeline.hpp — the one pipeline every blur runs through; a single image is a batch of one:
+//
+//   jobs -> read + decode + prepare (CPU threads) -> blur (GPUs, or the CPU) -> finish + encode +
+//   atomic write (CPU threads) -> report (one file at a time)
+//
+// The stages are oneTBB's parallel_pipeline: a bounded number of images in flight (and a memory
+// budget for large ones), so memory does not grow with the number of files and the slowest stage
+// sets the pace; each stage takes whichever image is next. One file's failure is that file's
+// result: reported, counted, never partial; the rest goes on. A stop signal (stop_signals.hpp)
+// ends it early: nothing new starts, what is being written is finished whole.
 #pragma once
 
-#include <iosfwd>
+#include <cstdint>
+#include <vector>
 
-#include "request.hpp"
+#include "blur_device.hpp"
+#include "blur_parameters.hpp"
+#include "decode_limits.hpp"
+#include "encode_options.hpp"
+#include "file_result.hpp"
+#include "job_plan.hpp"
 
 namespace gpublur {
 
-/// What becomes of the GPU's context once the blur is done.
-enum class ContextAtEnd {
-  kRelease,      // released before run returns, like every other resource (tests, embedding)
-  kLeaveToExit,  // left retained for the driver to tear down when the process exits (main:
-                 // the exit costs about the same either way, so releasing first only adds the
-                 // release itself; bench/RESULTS.md)
+struct PipelineSettings {
+  BlurParameters blur;
+  EncodeOptions encode;
+  DecodeLimits limits;
+  bool strip_metadata = false;  // write no ICC profile, EXIF or density
+  bool skip_existing = false;   // a job whose output existed when planned is skipped
+  unsigned threads = 0;         // CPU threads (0: all the process may use)
+  /// Decoded images in flight stop growing past this many bytes (one image is always let in).
+  std::uint64_t memory_budget = std::uint64_t{1} << 30;
 };
 
-/// Whether run(request) may open a GPU context (to blur, or to find the architecture for
-/// --dump-ptx): main then runs it in a worker process whose teardown nobody waits for.
-bool may_open_gpu(const Request& request);
-
-/// Runs the request the command line made. Reports on `err` (announcements, --verbose)
-/// and writes dumps to `out` when asked for "-". Returns the exit code; throws gpublur::Error.
-int run(const Request& request, std::ostream& out, std::ostream& err,
-        ContextAtEnd context_at_end = ContextAtEnd::kRelease);
+/// Runs every job; `observer` hears of each as it completes. Returns once all are done, failed,
+/// skipped or (after a stop signal) left undone.
+void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings,
+                  BlurDevice& device, FileObserver& observer);
 
 }  // namespace gpublur

@@ -1,332 +1,166 @@
-// png_encode.cpp — parallel banded deflate (zlib) inside chunks written by libpng.
-// libpng reports errors by longjmp, so the code between setjmp and the end of writing holds no
-// objects with destructors; errors become IoError afterwards.
+// png_encode.cpp — Paeth filter, libdeflate, and PNG's chunks.
 #include "png_encode.hpp"
 
-#include <png.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
-#include <algorithm>
-#include <atomic>
-#include <climits>
-#include <csetjmp>
-#include <cstdio>
-#include <cstdlib>
+#include <cmath>
 #include <cstring>
-#include <exception>
 #include <memory>
 #include <string>
-#include <thread>
 
+#include "encode_options.hpp"
 #include "errors.hpp"
 
 namespace gpublur {
 namespace {
 
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "16-bit samples are byte-swapped into PNG's big-endian order");
+constexpr std::uint8_t kFilterNone = 0;
+constexpr std::uint8_t kFilterPaeth = 4;
+// IDAT chunks of this size: a reader can check each chunk's CRC as it goes.
+constexpr std::size_t kIdatChunkBytes = std::size_t{1} << 20;
 
-// Bands smaller than this cost more in lost matches and thread start-up than they gain.
-constexpr std::size_t kMinBandBytes = 256 * 1024;
-// Larger bands are split further, so that every band's IDAT chunk stays far below PNG's 2^31-1
-// byte limit even when it does not compress.
-constexpr std::size_t kMaxBandBytes = std::size_t{1} << 28;
-// Filtered rows handed to zlib at a time: small enough to stay in the core's cache.
-constexpr std::size_t kBatchBytes = 128 * 1024;
-
-constexpr unsigned char kFilterNone = 0;
-constexpr unsigned char kFilterPaeth = 4;
-
-struct Layout {
-  const std::uint8_t* pixels = nullptr;  // packed rows, host byte order
-  std::size_t row_bytes = 0;             // bytes per row, without PNG's filter byte
-  std::size_t bytes_per_pixel = 0;       // the filter's left neighbour distance
-  int height = 0;
-  bool swap16 = false;  // 16-bit samples: swap each into PNG's big-endian order
-  bool paeth = true;    // false at level 0: stored data gains nothing from filtering
-
-  std::size_t png_row_bytes() const { return row_bytes + 1; }
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const noexcept { libdeflate_free_compressor(c); }
 };
 
-struct FreeDeleter {
-  void operator()(std::uint8_t* p) const noexcept { std::free(p); }
-};
-
-// One band of rows and what deflating it produced.
-struct Band {
-  int first_row = 0;
-  int end_row = 0;
-  std::unique_ptr<std::uint8_t, FreeDeleter> out;  // zlib header first in band 0
-  std::size_t size = 0;                            // bytes used in `out`
-  std::size_t capacity = 0;
-  uLong adler = 1;  // Adler-32 of the band's filtered bytes (1: of nothing)
-  std::string error;
-};
-
-// Grows `band.out` to at least `needed` bytes.
-bool reserve(Band& band, std::size_t needed) {
-  if (needed <= band.capacity) return true;
-  const std::size_t capacity = std::max(needed, band.capacity + band.capacity / 2);
-  auto* grown = static_cast<std::uint8_t*>(std::realloc(band.out.get(), capacity));
-  if (!grown) return false;
-  static_cast<void>(band.out.release());
-  band.out.reset(grown);
-  band.capacity = capacity;
-  return true;
+void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  const std::uint8_t bytes[4] = {static_cast<std::uint8_t>(v >> 24),
+                                 static_cast<std::uint8_t>(v >> 16),
+                                 static_cast<std::uint8_t>(v >> 8), static_cast<std::uint8_t>(v)};
+  out.insert(out.end(), bytes, bytes + 4);
 }
 
-// Row y in PNG's byte order: the pixels themselves, or a byte-swapped copy in `buffer`.
-const std::uint8_t* png_row(const Layout& l, int y, std::vector<std::uint8_t>& buffer) {
-  const std::uint8_t* row = l.pixels + static_cast<std::size_t>(y) * l.row_bytes;
-  if (!l.swap16) return row;
-  for (std::size_t i = 0; i + 1 < l.row_bytes; i += 2) {
-    buffer[i] = row[i + 1];
-    buffer[i + 1] = row[i];
-  }
-  return buffer.data();
+// Appends one chunk: length, type, data, CRC-32 of type and data.
+void chunk(std::vector<std::uint8_t>& out, const char* type, const std::uint8_t* data,
+           std::size_t size) {
+  if (size > 0x7fffffffu)
+    throw IoError("a PNG chunk cannot hold " + std::to_string(size) + " bytes");
+  put32(out, static_cast<std::uint32_t>(size));
+  const std::size_t start = out.size();
+  out.insert(out.end(), type, type + 4);
+  if (size > 0) out.insert(out.end(), data, data + size);
+  put32(out, libdeflate_crc32(0, out.data() + start, out.size() - start));
 }
 
-unsigned char paeth_predictor(int a, int b, int c) {
-  const int p = a + b - c;
-  const int pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-  return static_cast<unsigned char>(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
+// Paeth's predictor: of left a, up b and up-left c, the one nearest a + b - c (ties: a, then b).
+// Branch-free, so the row loop vectorises.
+inline std::uint8_t paeth(int a, int b, int c) {
+  const int pa = std::abs(b - c), pb = std::abs(a - c), pc = std::abs(a + b - 2 * c);
+  return static_cast<std::uint8_t>(pa <= pb && pa <= pc ? a : (pb <= pc ? b : c));
 }
 
-// Writes the filter byte and the filtered row `cur` to `dst`. `up` is the row above, or null
-// for the first row: outside the image the predictor sees zeros, where Paeth reduces to the
-// left byte (first row) or the byte above (first pixel).
-void filter_row(const std::uint8_t* cur, const std::uint8_t* up, std::uint8_t* dst,
-                const Layout& l) {
-  const std::size_t n = l.row_bytes;
-  const std::size_t bpp = std::min(n, l.bytes_per_pixel);
-  *dst++ = l.paeth ? kFilterPaeth : kFilterNone;
-  if (!l.paeth) {
-    std::memcpy(dst, cur, n);
-    return;
-  }
-  if (!up) {
-    std::memcpy(dst, cur, bpp);
-    for (std::size_t i = bpp; i < n; ++i) dst[i] = static_cast<unsigned char>(cur[i] - cur[i - bpp]);
-    return;
-  }
-  for (std::size_t i = 0; i < bpp; ++i) dst[i] = static_cast<unsigned char>(cur[i] - up[i]);
-  for (std::size_t i = bpp; i < n; ++i) {
-    dst[i] = static_cast<unsigned char>(cur[i] - paeth_predictor(cur[i - bpp], up[i], up[i - bpp]));
-  }
-}
-
-// zlib's two header bytes: deflate with a 32 KiB window, and the level class zlib would write.
-void write_zlib_header(std::uint8_t* out, int level) {
-  out[0] = 0x78;
-  out[1] = level <= 1 ? 0x01 : level <= 5 ? 0x5e : level == 6 ? 0x9c : 0xda;
-}
-
-// Feeds `z` until it has taken all its input and, for a flush, written all its output.
-bool run_deflate(z_stream& z, Band& band, int flush) {
-  for (;;) {
-    if (!reserve(band, band.size + 64)) return false;
-    const std::size_t room = std::min<std::size_t>(band.capacity - band.size, UINT_MAX);
-    z.next_out = band.out.get() + band.size;
-    z.avail_out = static_cast<uInt>(room);
-    const int status = deflate(&z, flush);
-    band.size += room - z.avail_out;
-    if (status == Z_STREAM_END) return true;
-    if (status != Z_OK && status != Z_BUF_ERROR) return false;
-    if (flush == Z_FINISH) continue;
-    if (z.avail_in == 0 && z.avail_out != 0) return true;
-  }
-}
-
-// Filters and deflates the band's rows a batch at a time. Every band but the last ends with a
-// sync flush (an empty stored block that leaves the stream byte-aligned and open), so the next
-// band's blocks can follow it.
-void deflate_band(const Layout& l, int level, bool first, bool last, Band& band) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    band.error = "zlib could not start deflating";
-    return;
-  }
-  const std::size_t stride = l.png_row_bytes();
-  const std::size_t raw = static_cast<std::size_t>(band.end_row - band.first_row) * stride;
-  // The bound covers one pass; the sync flush and the Adler-32 trailer add a few bytes.
-  if (!reserve(band, (first ? 2 : 0) + deflateBound(&z, static_cast<uLong>(raw)) + 64)) {
-    deflateEnd(&z);
-    band.error = "out of memory";
-    return;
-  }
-  if (first) {
-    write_zlib_header(band.out.get(), level);
-    band.size = 2;
-  }
-  const std::size_t rows_per_batch = std::max<std::size_t>(1, kBatchBytes / stride);
-  std::vector<std::uint8_t> batch(rows_per_batch * stride);
-  std::vector<std::uint8_t> above(l.swap16 ? l.row_bytes : 0), current(above.size());
-  const std::uint8_t* up = band.first_row > 0 ? png_row(l, band.first_row - 1, above) : nullptr;
-  bool ok = true;
-  for (int y = band.first_row; ok && y < band.end_row;) {
-    std::size_t used = 0;
-    for (std::size_t r = 0; r < rows_per_batch && y < band.end_row; ++r, ++y) {
-      const std::uint8_t* row = png_row(l, y, current);
-      filter_row(row, up, batch.data() + used, l);
-      used += stride;
-      if (l.swap16) {
-        above.swap(current);
-        up = above.data();
-      } else {
-        up = row;
-      }
+// The filtered scanlines: each row's filter byte, then its bytes minus the Paeth prediction
+// (outside the image the predictor sees zeros). Level 0 stores rows unfiltered: stored data gains
+// nothing from a filter.
+std::vector<std::uint8_t> filter_rows(const std::uint8_t* pixels, std::size_t row_bytes, int height,
+                                      std::size_t bpp, bool filter) {
+  std::vector<std::uint8_t> out((row_bytes + 1) * static_cast<std::size_t>(height));
+  const std::vector<std::uint8_t> zeros(row_bytes, 0);
+  for (int y = 0; y < height; ++y) {
+    const std::uint8_t* cur = pixels + static_cast<std::size_t>(y) * row_bytes;
+    const std::uint8_t* up = y == 0 ? zeros.data() : cur - row_bytes;
+    std::uint8_t* dst = out.data() + static_cast<std::size_t>(y) * (row_bytes + 1);
+    *dst++ = filter ? kFilterPaeth : kFilterNone;
+    if (!filter) {
+      std::memcpy(dst, cur, row_bytes);
+      continue;
     }
-    band.adler = adler32(band.adler, batch.data(), static_cast<uInt>(used));
-    z.next_in = batch.data();
-    z.avail_in = static_cast<uInt>(used);
-    const int flush = y < band.end_row ? Z_NO_FLUSH : last ? Z_FINISH : Z_SYNC_FLUSH;
-    ok = run_deflate(z, band, flush);
-  }
-  deflateEnd(&z);
-  if (!ok) band.error = z.msg ? std::string("zlib: ") + z.msg : "zlib failed or ran out of memory";
-}
-
-// Splits the rows into bands and deflates them on up to one thread per core.
-std::vector<Band> deflate_bands(const Layout& l, int level, int requested_bands) {
-  const std::size_t total = l.png_row_bytes() * static_cast<std::size_t>(l.height);
-  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  std::size_t count = requested_bands > 0
-                          ? static_cast<std::size_t>(requested_bands)
-                          : std::clamp<std::size_t>(total / kMinBandBytes, 1, cores);
-  count = std::max(count, (total + kMaxBandBytes - 1) / kMaxBandBytes);
-  count = std::min(count, static_cast<std::size_t>(l.height));
-  const std::size_t rows_per_band = (static_cast<std::size_t>(l.height) + count - 1) / count;
-  count = (static_cast<std::size_t>(l.height) + rows_per_band - 1) / rows_per_band;
-
-  std::vector<Band> bands(count);
-  for (std::size_t b = 0; b < count; ++b) {
-    bands[b].first_row = static_cast<int>(b * rows_per_band);
-    bands[b].end_row = static_cast<int>(std::min(static_cast<std::size_t>(l.height),
-                                                 (b + 1) * rows_per_band));
-  }
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t b; (b = next.fetch_add(1)) < count;) {
-      try {
-        deflate_band(l, level, b == 0, b + 1 == count, bands[b]);
-      } catch (const std::exception& e) {  // std::bad_alloc from the row buffers
-        bands[b].error = e.what();
-      }
+    for (std::size_t i = 0; i < bpp && i < row_bytes; ++i) {
+      dst[i] = static_cast<std::uint8_t>(cur[i] - up[i]);  // a = c = 0: Paeth predicts b
     }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t t = 1; t < std::min(count, cores); ++t) threads.emplace_back(work);
-  work();
-  for (auto& t : threads) t.join();
-  for (const Band& band : bands) {
-    if (!band.error.empty()) throw IoError("cannot encode the PNG: " + band.error);
+    for (std::size_t i = bpp; i < row_bytes; ++i) {
+      dst[i] = static_cast<std::uint8_t>(cur[i] - paeth(cur[i - bpp], up[i], up[i - bpp]));
+    }
   }
-  return bands;
+  return out;
 }
 
-// Appends the stream's Adler-32 (of all bands' filtered bytes, in order) to the last band.
-void append_adler(std::vector<Band>& bands, const Layout& l) {
-  uLong adler = bands.front().adler;
-  for (std::size_t b = 1; b < bands.size(); ++b) {
-    const auto bytes = static_cast<std::size_t>(bands[b].end_row - bands[b].first_row) *
-                       l.png_row_bytes();
-    adler = adler32_combine(adler, bands[b].adler, static_cast<z_off_t>(bytes));
+// One zlib stream of `data`. The output buffer starts at half the input (photos compress to about
+// a third) and grows to libdeflate's bound only where that was too small.
+std::vector<std::uint8_t> deflate(const std::vector<std::uint8_t>& data, int level) {
+  std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
+      libdeflate_alloc_compressor(level));
+  if (!compressor) throw IoError("cannot encode PNG: no memory for libdeflate");
+  const std::size_t bound = libdeflate_zlib_compress_bound(compressor.get(), data.size());
+  std::vector<std::uint8_t> out(level == 0 ? bound : data.size() / 2 + 1024);
+  std::size_t size =
+      libdeflate_zlib_compress(compressor.get(), data.data(), data.size(), out.data(), out.size());
+  if (size == 0) {
+    out.resize(bound);
+    size = libdeflate_zlib_compress(compressor.get(), data.data(), data.size(), out.data(), bound);
+    if (size == 0) throw IoError("cannot encode PNG: libdeflate's output did not fit its bound");
   }
-  Band& last = bands.back();
-  if (!reserve(last, last.size + 4)) throw IoError("cannot encode the PNG: out of memory");
-  for (int i = 3; i >= 0; --i) last.out.get()[last.size++] = static_cast<std::uint8_t>(adler >> (8 * i));
+  out.resize(size);
+  return out;
 }
 
-struct WriteState {
-  std::vector<std::uint8_t>* out;
-  char error[256];
-};
-
-void append(png_structp png, png_bytep data, png_size_t size) {
-  auto* state = static_cast<WriteState*>(png_get_io_ptr(png));
-  state->out->insert(state->out->end(), data, data + size);
+void ihdr(std::vector<std::uint8_t>& out, int width, int height, int bits, int channels) {
+  static const std::uint8_t kColorType[5] = {0, 0, 4, 2, 6};  // by channel count
+  std::vector<std::uint8_t> body;
+  put32(body, static_cast<std::uint32_t>(width));
+  put32(body, static_cast<std::uint32_t>(height));
+  body.insert(body.end(), {static_cast<std::uint8_t>(bits), kColorType[channels], 0, 0, 0});
+  chunk(out, "IHDR", body.data(), body.size());
 }
 
-void on_error(png_structp png, png_const_charp message) {
-  auto* state = static_cast<WriteState*>(png_get_error_ptr(png));
-  std::snprintf(state->error, sizeof state->error, "%s", message);
-  png_longjmp(png, 1);
-}
-
-void on_warning(png_structp, png_const_charp) {}
-
-int color_type(int channels) {
-  switch (channels) {
-    case 1:
-      return PNG_COLOR_TYPE_GRAY;
-    case 2:
-      return PNG_COLOR_TYPE_GRAY_ALPHA;
-    case 3:
-      return PNG_COLOR_TYPE_RGB;
-    default:
-      return PNG_COLOR_TYPE_RGBA;
+void metadata_chunks(std::vector<std::uint8_t>& out, const Metadata& m) {
+  if (!m.icc.empty()) {  // iCCP: a name, its NUL, compression method 0, the zlib-compressed profile
+    std::vector<std::uint8_t> body = {'I', 'C', 'C', ' ', 'p', 'r', 'o', 'f', 'i', 'l', 'e', 0, 0};
+    const std::vector<std::uint8_t> profile = deflate(m.icc, 9);
+    body.insert(body.end(), profile.begin(), profile.end());
+    chunk(out, "iCCP", body.data(), body.size());
   }
+  if (m.density && m.density->x > 0 && m.density->y > 0) {  // pHYs: per metre, or aspect only
+    const double to_metre = m.density->unit == Density::Unit::kInch         ? 100.0 / 2.54
+                            : m.density->unit == Density::Unit::kCentimetre ? 100.0
+                                                                            : 1.0;
+    std::vector<std::uint8_t> body;
+    put32(body, static_cast<std::uint32_t>(std::lround(m.density->x * to_metre)));
+    put32(body, static_cast<std::uint32_t>(std::lround(m.density->y * to_metre)));
+    body.push_back(m.density->unit == Density::Unit::kNone ? 0 : 1);
+    chunk(out, "pHYs", body.data(), body.size());
+  }
+  if (!m.exif.empty()) chunk(out, "eXIf", m.exif.data(), m.exif.size());
 }
 
-// Signature and IHDR from libpng's own writer, then one IDAT per band, then IEND. Returns
-// false (with state.error set) on a libpng error.
-bool write_chunks(int width, int height, int bits, int channels, const std::vector<Band>& bands,
-                  WriteState& state) {
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &state, on_error, on_warning);
-  if (!png) return false;
-  png_infop info = png_create_info_struct(png);
-  if (!info || setjmp(png_jmpbuf(png))) {
-    png_destroy_write_struct(&png, &info);
-    return false;
+std::vector<std::uint8_t> encode(const std::uint8_t* pixels, int width, int height, int channels,
+                                 int bits, int level, const Metadata& metadata) {
+  if (channels < 1 || channels > 4 || width < 1 || height < 1) {
+    throw IoError("cannot encode a PNG of " + std::to_string(width) + "x" + std::to_string(height) +
+                  "x" + std::to_string(channels));
   }
-  png_set_write_fn(png, &state, append, nullptr);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(width), static_cast<png_uint_32>(height), bits,
-               color_type(channels), PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
-  png_write_info(png, info);
-  static const png_byte kIdat[5] = "IDAT";
-  static const png_byte kIend[5] = "IEND";
-  for (const Band& band : bands) png_write_chunk(png, kIdat, band.out.get(), band.size);
-  png_write_chunk(png, kIend, nullptr, 0);
-  png_destroy_write_struct(&png, &info);
-  return true;
-}
-
-template <typename Sample>
-std::vector<std::uint8_t> encode(const Raster<Sample>& image, const PngEncoding& encoding) {
-  check_shape(image.width, image.height, image.channels);
-  const int level = std::clamp(encoding.level, kMinPngLevel, kMaxPngLevel);
-  Layout l;
-  l.pixels = reinterpret_cast<const std::uint8_t*>(image.pixels.data());
-  l.row_bytes = image.row_bytes();
-  l.bytes_per_pixel = sizeof(Sample) * static_cast<std::size_t>(image.channels);
-  l.height = image.height;
-  l.swap16 = sizeof(Sample) == 2;
-  l.paeth = level > 0;
-  std::vector<Band> bands = deflate_bands(l, level, encoding.bands);
-  append_adler(bands, l);
-
-  std::size_t total = 64;  // signature, IHDR, IEND
-  for (const Band& band : bands) total += band.size + 12;
-  std::vector<std::uint8_t> out;
-  out.reserve(total);
-  WriteState state{&out, {}};
-  if (!write_chunks(image.width, image.height, static_cast<int>(8 * sizeof(Sample)),
-                    image.channels, bands, state)) {
-    throw IoError(std::string("cannot encode the PNG: ") +
-                  (state.error[0] ? state.error : "libpng failed"));
+  if (level < kMinPngLevel || level > kMaxPngLevel) {
+    throw InternalError("PNG level " + std::to_string(level) + " out of range");
   }
+  const std::size_t bpp = static_cast<std::size_t>(channels) * static_cast<std::size_t>(bits / 8);
+  const std::size_t row_bytes = checked_mul(static_cast<std::size_t>(width), bpp);
+  const std::vector<std::uint8_t> idat =
+      deflate(filter_rows(pixels, row_bytes, height, bpp, level > 0), level);
+  std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  out.reserve(idat.size() + metadata.icc.size() + metadata.exif.size() + 1024);
+  ihdr(out, width, height, bits, channels);
+  metadata_chunks(out, metadata);
+  for (std::size_t at = 0; at < idat.size(); at += kIdatChunkBytes) {
+    chunk(out, "IDAT", idat.data() + at, std::min(kIdatChunkBytes, idat.size() - at));
+  }
+  chunk(out, "IEND", nullptr, 0);
   return out;
 }
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_png(const Image& image, const PngEncoding& encoding) {
-  return encode(image, encoding);
+std::vector<std::uint8_t> encode_png(const Image& image, int level, const Metadata& metadata) {
+  return encode(image.pixels.data(), image.width, image.height, image.channels, 8, level, metadata);
 }
 
-std::vector<std::uint8_t> encode_png(const Image16& image, const PngEncoding& encoding) {
-  return encode(image, encoding);
+std::vector<std::uint8_t> encode_png(const Image16& image, int level, const Metadata& metadata) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PNG's 16-bit samples are big-endian");
+  std::vector<std::uint8_t> big_endian(image.pixels.size() * 2);
+  for (std::size_t i = 0; i < image.pixels.size(); ++i) {
+    big_endian[2 * i] = static_cast<std::uint8_t>(image.pixels[i] >> 8);
+    big_endian[2 * i + 1] = static_cast<std::uint8_t>(image.pixels[i]);
+  }
+  return encode(big_endian.data(), image.width, image.height, image.channels, 16, level, metadata);
 }
 
 }  // namespace gpublur

@@ -8,7 +8,10 @@
 
 #include "arch.hpp"
 #include "blur_parameters.hpp"
-#include "image_io.hpp"
+#include "decode_limits.hpp"
+#include "encode_options.hpp"
+#include "image_format.hpp"
+#include "job_plan.hpp"
 #include "kernel_schedule.hpp"
 #include "name_table.hpp"
 
@@ -24,16 +27,26 @@ inline constexpr NameTable<DeviceChoice, 3> kDeviceNames{{{
 
 struct Request {
   /// kVersion: print versions. kCompile: generate and compile a kernel for --dump-ptx or
-  /// --dump-source only (with an input image: for its channels and depth). kBlur: blur input
-  /// into output.
+  /// --dump-source only (with an input image: for its channels and depth). kBlur: blur images.
   enum class Action { kVersion, kCompile, kBlur };
   Action action = Action::kBlur;
+  /// kBlur: `gpublur IN OUT` (one file: input, output; "-" is stdin or stdout), or a batch
+  /// (`gpublur IN... -o DIR`: batch).
+  bool single = true;
   std::string input;   // empty for kCompile without an image
-  std::string output;  // kBlur only
+  std::string output;  // the single form's output
+  BatchInputs batch;
+  std::optional<ImageFormat> format;  // --format: convert outputs (needed to write to stdout)
+  bool skip_existing = false;
+  bool strip = false;  // write no metadata
+  DecodeLimits limits;
+
   BlurParameters blur;
   int channels = 3;  // kCompile without an image: the channel count to compile for
 
   DeviceChoice device = DeviceChoice::kAuto;
+  std::vector<int> devices;  // GPU ordinals (an ordinal twice: two workers); empty: every GPU
+  unsigned threads = 0;      // CPU threads; 0: all the process may use
   Target target = Target::kCubin;
   KernelVariant kernel = KernelVariant::kAuto;
   std::optional<Arch> arch;                // compile for this instead of the GPU's
@@ -41,11 +54,12 @@ struct Request {
   std::optional<std::string> dump_source;  // "-" is stdout
   bool no_cache = false;
   std::string cache_dir;  // empty: default_cache_dir()
-  WriteOptions write;
+  EncodeOptions write;
 
   bool timings = false;
   bool json = false;
   bool verbose = false;
+  bool quiet = false;      // no progress line, no summary (failures are still reported)
   bool no_detach = false;  // wait for the GPU's teardown before exiting (detached_exit.hpp)
 };
 

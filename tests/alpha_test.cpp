@@ -7,10 +7,11 @@
 #include <sstream>
 
 #include "cpu_blur.hpp"
-#include "image_io.hpp"
+#include "image_decode.hpp"
+#include "image_encode.hpp"
 #include "parse_args.hpp"
-#include "pipeline.hpp"
 #include "reference_blur.hpp"
+#include "run.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpublur;

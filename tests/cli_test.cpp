@@ -103,7 +103,7 @@ TEST_CASE("help exits 0 and documents rules, borders and exit codes", "[cli]") {
 }
 
 TEST_CASE("CLI11 parse errors are one line and exit 2", "[cli]") {
-  for (auto args : {std::vector<const char*>{"--size", "seven"}, {"--bogus"}, {"a", "b", "c"}}) {
+  for (auto args : {std::vector<const char*>{"--size", "seven"}, {"--bogus"}}) {
     const Parsed p = parse(args);
     CHECK_FALSE(p.result.request);
     CHECK(p.result.exit_code == 2);
@@ -125,8 +125,18 @@ TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
   require_usage_error({"a.png", "--size", "3"}, "missing the output image");
   require_usage_error({"--size", "3"}, "missing input and output");
   require_usage_error({"--size", "3", "--dump-ptx", "--device", "cpu"}, "needs --arch");
-  require_usage_error({"a.png", "b.png", "--size", "3", "--png-level", "10"},
-                      "--png-level must be 0 to 9");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--png-level", "13"},
+                      "--png-level must be 0 to 12");
+  require_usage_error({"a.png", "b.png", "c.png", "--size", "3"}, "name an output directory");
+  require_usage_error({"a.png", "-", "--size", "3"}, "needs --format");
+  require_usage_error({"--size", "3", "-o", "out"}, "give the images to blur");
+  require_usage_error({"--size", "3", "--from-list", "l.txt", "a.png", "b.png"},
+                      "needs an output directory");
+  require_usage_error({"a.png", "-o", "out", "--size", "3", "--dump-ptx"}, "give one image");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--format", "gif"}, "does not write 'gif'");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--devices", "0,x"}, "--devices");
+  require_usage_error({"a.png", "b.png", "--size", "3", "--jpeg-subsampling", "411"},
+                      "444, 422 or 420");
   require_usage_error({"a.png", "b.jpg", "--size", "3", "--jpeg-quality", "0"},
                       "--jpeg-quality must be 1 to 100");
 }
@@ -140,6 +150,31 @@ TEST_CASE("bad choices are errors that list the choices", "[cli]") {
   require_parse_error({"--size", "3", "--alpha", "pre"}, "choose one of premultiplied, straight");
   require_usage_error({"--size", "3", "--dump-ptx", "--arch", "90"}, "write it like sm_90");
   require_usage_error({"--size", "3", "--dump-ptx", "--border-value", "300"}, "0..255");
+}
+
+TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
+  const Request r = request(
+      {"a.png",           "dir",     "-o",      "out",       "-r",          "--format",  "jpg",
+       "--skip-existing", "--sigma", "2",       "--threads", "3",           "--devices", "0,0,1",
+       "--max-pixels",    "1000",    "--strip", "-q",        "--from-list", "-"});
+  CHECK_FALSE(r.single);
+  CHECK(r.action == Request::Action::kBlur);
+  CHECK(r.batch.paths == std::vector<std::string>{"a.png", "dir"});
+  CHECK(r.batch.output_dir == "out");
+  CHECK(r.batch.recursive);
+  CHECK(r.batch.from_list == "-");
+  CHECK(r.format == ImageFormat::kJpeg);
+  CHECK(r.batch.format == ImageFormat::kJpeg);
+  CHECK(r.skip_existing);
+  CHECK(r.threads == 3);
+  CHECK(r.devices == std::vector<int>{0, 0, 1});
+  CHECK(r.limits.max_pixels == 1000);
+  CHECK(r.strip);
+  CHECK(r.quiet);
+  const Request pipe = request({"-", "-", "--format", "png", "--sigma", "2"});
+  CHECK(pipe.single);
+  CHECK(pipe.input == "-");
+  CHECK(pipe.output == "-");
 }
 
 TEST_CASE("size and sigma derivation", "[cli]") {

@@ -11,10 +11,11 @@
 
 #include "cpu_blur.hpp"
 #include "gpu_session.hpp"
-#include "image_io.hpp"
+#include "image_decode.hpp"
+#include "image_encode.hpp"
 #include "parse_args.hpp"
-#include "pipeline.hpp"
 #include "reference_blur.hpp"
+#include "run.hpp"
 #include "temp_dir.hpp"
 
 using namespace gpublur;

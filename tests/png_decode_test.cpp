@@ -1,5 +1,5 @@
 // png_decode_test.cpp — the lodepng + libdeflate reader against files libpng writes with every
-// row filter, and the files it must leave to stb_image.
+// row filter and every variant, checked against what stb_image reads from them.
 #include <catch2/catch.hpp>
 
 #include <png.h>
@@ -8,9 +8,10 @@
 #include <cstring>
 #include <string>
 
-#include "image_io.hpp"
+#include "errors.hpp"
 #include "png_decode.hpp"
 #include "reference_blur.hpp"
+#include "stb_reference.hpp"
 
 using namespace gpublur;
 
@@ -50,7 +51,12 @@ std::vector<std::uint8_t> write_with_libpng(const PngShape& shape,
   png_color palette[4] = {{0, 0, 0}, {255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
   if (shape.color_type == PNG_COLOR_TYPE_PALETTE) png_set_PLTE(png, info, palette, 4);
   png_color_16 key{};
-  if (shape.colour_key) png_set_tRNS(png, info, nullptr, 0, &key);
+  png_byte alphas[4] = {0, 128, 255, 64};
+  if (shape.colour_key && shape.color_type == PNG_COLOR_TYPE_PALETTE) {
+    png_set_tRNS(png, info, alphas, 4, nullptr);
+  } else if (shape.colour_key) {
+    png_set_tRNS(png, info, nullptr, 0, &key);
+  }
   png_write_info(png, info);
   png_write_image(png, pointers.data());
   png_write_end(png, info);
@@ -86,6 +92,10 @@ std::vector<std::vector<std::uint8_t>> test_rows(const PngShape& shape, std::uin
 
 }  // namespace
 
+DecodedImage decode(const std::vector<std::uint8_t>& file, const DecodeLimits& limits = {}) {
+  return decode_png(file.data(), file.size(), limits);
+}
+
 TEST_CASE("lodepng + libdeflate read libpng's files, every filter, exactly", "[png]") {
   for (int color_type : {PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA, PNG_COLOR_TYPE_RGB,
                          PNG_COLOR_TYPE_RGBA}) {
@@ -94,57 +104,82 @@ TEST_CASE("lodepng + libdeflate read libpng's files, every filter, exactly", "[p
       const PngShape shape{173, 61, bit_depth, color_type};
       auto rows = test_rows(shape, static_cast<std::uint32_t>(color_type * 16 + bit_depth));
       const std::vector<std::uint8_t> file = write_with_libpng(shape, rows);
-      const std::optional<ReadImage> read = decode_png_directly(file);
-      REQUIRE(read);
-      REQUIRE(read->bits == bit_depth);
+      const DecodedImage read = decode(file);
+      REQUIRE(read.bits == bit_depth);
       const int channels = channels_of(color_type);
       const auto sample_bytes = static_cast<std::size_t>(bit_depth / 8);
       for (std::size_t y = 0; y < rows.size(); ++y) {
         for (std::size_t i = 0; i < rows[y].size(); ++i) {
           const std::size_t sample = (y * rows[y].size() + i) / sample_bytes;
-          const unsigned got = bit_depth == 8 ? read->image.pixels[sample]
-                                              : (i % 2 == 0 ? read->image16.pixels[sample] >> 8
-                                                            : read->image16.pixels[sample] & 0xff);
+          const unsigned got = bit_depth == 8 ? read.image.pixels[sample]
+                                              : (i % 2 == 0 ? read.image16.pixels[sample] >> 8
+                                                            : read.image16.pixels[sample] & 0xff);
           if (got != rows[y][i]) FAIL("byte " << i << " of row " << y << " differs");
         }
       }
-      CHECK((bit_depth == 8 ? read->image.channels : read->image16.channels) == channels);
+      CHECK(read.channels() == channels);
     }
   }
 }
 
-TEST_CASE("PNGs the direct reader leaves to stb_image still read as before", "[png]") {
+TEST_CASE("every other PNG variant reads as stb_image reads it", "[png]") {
   struct Case {
     const char* what;
     PngShape shape;
   };
   const Case cases[] = {
       {"palette", {40, 20, 8, PNG_COLOR_TYPE_PALETTE}},
-      {"interlaced", {40, 20, 8, PNG_COLOR_TYPE_RGB, true}},
-      {"colour key", {40, 20, 8, PNG_COLOR_TYPE_RGB, false, true}},
+      {"palette with tRNS", {40, 20, 8, PNG_COLOR_TYPE_PALETTE, false, true}},
+      {"interlaced RGB", {41, 23, 8, PNG_COLOR_TYPE_RGB, true}},
+      {"interlaced 16-bit gray+alpha", {17, 9, 16, PNG_COLOR_TYPE_GRAY_ALPHA, true}},
+      {"RGB colour key", {40, 20, 8, PNG_COLOR_TYPE_RGB, false, true}},
+      {"16-bit RGB colour key", {40, 20, 16, PNG_COLOR_TYPE_RGB, false, true}},
+      {"gray colour key", {40, 20, 8, PNG_COLOR_TYPE_GRAY, false, true}},
       {"1-bit gray", {40, 20, 1, PNG_COLOR_TYPE_GRAY}},
+      {"2-bit gray", {33, 20, 2, PNG_COLOR_TYPE_GRAY}},
+      {"4-bit gray, interlaced", {35, 21, 4, PNG_COLOR_TYPE_GRAY, true}},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
     auto rows = test_rows(c.shape, 3);
     const std::vector<std::uint8_t> file = write_with_libpng(c.shape, rows);
-    CHECK_FALSE(decode_png_directly(file));
-    const ReadImage read = decode_image(file, "test.png");  // stb_image's turn
-    CHECK(read.image.width == 40);
-    CHECK(read.image.height == 20);
+    const DecodedImage read = decode(file);
+    const std::optional<test::StbImage> stb = test::stb_decode(file);
+    REQUIRE(stb);
+    CHECK(read.width() == c.shape.width);
+    CHECK(read.height() == c.shape.height);
+    CHECK(read.channels() == stb->channels);
+    CHECK(read.bits == stb->bits);
+    if (read.bits == 16) {
+      CHECK(read.image16.pixels == stb->samples16);
+    } else {
+      CHECK(read.image.pixels == stb->samples8);
+    }
   }
 }
 
-TEST_CASE("damaged image data and other formats are not read directly", "[png]") {
+TEST_CASE("damaged image data, truncated files and other formats are IoErrors", "[png]") {
   const PngShape shape{64, 64, 8, PNG_COLOR_TYPE_RGB};
   auto rows = test_rows(shape, 4);
   std::vector<std::uint8_t> file = write_with_libpng(shape, rows);
-  REQUIRE(decode_png_directly(file));
+  CHECK_NOTHROW(decode(file));
   std::vector<std::uint8_t> flipped = file;
   flipped[flipped.size() - 30] ^= 0x01;  // inside the image data, near the Adler-32
-  CHECK_FALSE(decode_png_directly(flipped));
+  CHECK_THROWS_AS(decode(flipped), IoError);
   file.resize(file.size() / 2);  // truncated
-  CHECK_FALSE(decode_png_directly(file));
-  CHECK_FALSE(decode_png_directly(std::vector<std::uint8_t>{'B', 'M', 0, 0, 0, 0}));
-  CHECK_FALSE(decode_png_directly({}));
+  CHECK_THROWS_AS(decode(file), IoError);
+  CHECK_THROWS_AS(decode(std::vector<std::uint8_t>{'B', 'M', 0, 0, 0, 0}), IoError);
+  CHECK_THROWS_AS(decode({}), IoError);
+}
+
+TEST_CASE("a small PNG claiming a huge image is refused before anything is decoded", "[png]") {
+  PngShape shape{8, 8, 8, PNG_COLOR_TYPE_RGB};
+  auto rows = test_rows(shape, 5);
+  std::vector<std::uint8_t> file = write_with_libpng(shape, rows);
+  // IHDR's width and height (bytes 16..23) now claim 60000 x 60000: 10.8 GB of samples in a few
+  // hundred bytes of deflate, which can expand at most 1032:1.
+  for (std::size_t i : {16u, 20u})
+    file[i] = 0, file[i + 1] = 0, file[i + 2] = 0xea, file[i + 3] = 0x60;
+  CHECK_THROWS_WITH(decode(file, DecodeLimits{0}), Catch::Contains("cannot hold"));
+  CHECK_THROWS_WITH(decode(file), Catch::Contains("limit of 268.4 megapixels"));
 }

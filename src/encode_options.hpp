@@ -1,0 +1,24 @@
+// encode_options.hpp — how images are encoded: the per-format settings the command line exposes.
+#pragma once
+
+namespace gpublur {
+
+/// Lowest and highest --png-level: libdeflate's levels (0 stores without compression).
+constexpr int kMinPngLevel = 0;
+constexpr int kMaxPngLevel = 12;
+
+/// JPEG chroma subsampling; kAuto keeps a JPEG input's own, else 4:4:4 from quality 90 up (as
+/// ImageMagick does) and 4:2:0 below.
+enum class ChromaSubsampling { kAuto, k444, k422, k420 };
+
+struct EncodeOptions {
+  // libdeflate's level 0..12 for PNG's image data (png_codec.hpp). The default is chosen from
+  // measurements on photos (bench/RESULTS.md): fast, and smaller than OpenCV's default output.
+  int png_level = 2;
+  int jpeg_quality = 95;  // 1..100
+  ChromaSubsampling jpeg_subsampling = ChromaSubsampling::kAuto;
+  int webp_quality = 90;  // 1..100, lossy
+  bool webp_lossless = false;
+};
+
+}  // namespace gpublur

@@ -1,0 +1,31 @@
+// run.hpp — what a command does: print versions; generate and compile a kernel for the dumps; or
+// blur, a single image or a batch, through the one pipeline (pipeline.hpp).
+#pragma once
+
+#include <iosfwd>
+
+#include "request.hpp"
+
+namespace gpublur {
+
+/// What becomes of the GPUs' contexts once the blur is done.
+enum class ContextAtEnd {
+  kRelease,      // released before run returns, like every other resource (tests, embedding)
+  kLeaveToExit,  // left retained for the driver to tear down when the process exits (main:
+                 // the exit costs about the same either way, so releasing first only adds the
+                 // release itself; bench/HISTORY.md)
+};
+
+/// Whether run(request) may open a GPU context (to blur, or to find the architecture for
+/// --dump-ptx): main then runs it in a worker process whose teardown nobody waits for.
+bool may_open_gpu(const Request& request);
+
+/// Runs the request the command line made. Reports on `err` (failures, announcements, progress,
+/// --verbose) and writes --json and dumps asked for "-" to `out`. Returns the exit code: 0, 1 if a
+/// file failed (2 where a single image's request cannot be done), 128 + the signal's number
+/// after a stop signal. Throws gpublur::Error for what stops the whole run (usage, no GPU for
+/// --device gpu with nothing to blur, ...).
+int run(const Request& request, std::ostream& out, std::ostream& err,
+        ContextAtEnd context_at_end = ContextAtEnd::kRelease);
+
+}  // namespace gpublur
