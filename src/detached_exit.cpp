@@ -41,9 +41,29 @@ void flush_streams() {
   ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : kExitFailure);
 }
 
+// The worker a signal to the parent is passed on to: a stop signal (`timeout`, `kill`, a
+// scheduler) asks the work to stop, and the worker, not the parent, can stop it cleanly; the
+// parent then ends as the worker does. (A terminal's Ctrl-C reaches both; the worker counts the
+// two deliveries as one, stop_signals.hpp.)
+volatile sig_atomic_t forward_to = 0;
+
+void forward(int signal_number) {
+  if (forward_to > 0) ::kill(static_cast<pid_t>(forward_to), signal_number);
+}
+
+void forward_stop_signals(pid_t worker) {
+  forward_to = worker;
+  struct sigaction action {};
+  action.sa_handler = forward;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+}
+
 // The parent's whole life after the fork. _exit: the parent has nothing of its own to flush,
 // and the exit handlers and destructors it shares with the worker are the worker's to run.
 [[noreturn]] void wait_for_worker(int fd, pid_t worker) {
+  forward_stop_signals(worker);
   unsigned char code = 0;
   ssize_t got = 0;
   do {

@@ -18,7 +18,9 @@ class DetachedExit {
   /// returns: it exits as the worker tells it (finish), or, when the worker ends without a
   /// word, as the worker ended (the same exit status, or the same signal raised again). Should
   /// the fork fail, returns in the one process there is, and finish() does nothing.
-  /// The worker is sent SIGTERM if the parent dies first (say, killed by `timeout`).
+  /// SIGINT, SIGTERM and SIGHUP sent to the parent are passed on to the worker, which stops
+  /// cleanly (stop_signals.hpp) and says how the parent ends. The worker is sent SIGTERM if the
+  /// parent dies first (say, killed by SIGKILL).
   static DetachedExit split();
 
   /// In the worker, once its work is done and `code` is what the process should exit with.

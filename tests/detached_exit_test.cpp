@@ -136,3 +136,23 @@ TEST_CASE("a worker whose parent is killed is sent SIGTERM", "[detached_exit]") 
   REQUIRE(WIFSIGNALED(worker_status));
   CHECK(WTERMSIG(worker_status) == SIGTERM);
 }
+
+TEST_CASE("a stop signal sent to the parent goes to the worker, and the parent ends as it does",
+          "[detached_exit]") {
+  Subreaper subreaper;
+  Pipe said;
+  const pid_t program = start_program([&](DetachedExit& split) {
+    static volatile sig_atomic_t got = 0;
+    ::signal(SIGTERM, [](int s) { got = s; });
+    send(said.write, std::to_string(split.worker()));
+    while (!got) ::pause();
+    split.finish(128 + got, false);  // as the pipeline does after a clean stop
+    ::_exit(128 + got);
+  });
+  const pid_t worker = std::stoi(receive(said.read));
+  REQUIRE(worker > 0);
+  ::kill(program, SIGTERM);
+  const int status = wait_status(program);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 128 + SIGTERM);
+}

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# batch_end_to_end.sh BIN — the batch form of the real binary on a few hundred small files, some
+# of them broken: outputs, one error line per broken file, the exit code, --json lines, the same
+# bytes as single-file runs; collisions refused up front; --format, --from-list, pipes; a batch
+# interrupted by SIGINT and SIGTERM and resumed with --skip-existing. Input images are drawn by
+# Debian's python3 with OpenCV (scripts/install-deps.sh); skipped (77) without them.
+set -u
+bin=$1
+python=/usr/bin/python3
+[ -x "$python" ] && "$python" -c 'import cv2, numpy' 2>/dev/null || { echo "SKIPPED: no python3-opencv"; exit 77; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+passes=0
+pass() { passes=$((passes + 1)); }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+check() { if eval "$1"; then pass; else fail "$2"; fi; }
+
+# 300 good images of every readable kind, and 20 broken files.
+"$python" - "$work/in" <<'EOF'
+import os, sys, numpy as np, cv2
+root = sys.argv[1]
+rng = np.random.default_rng(7)
+def image(i, channels):
+    h, w = int(rng.integers(5, 70)), int(rng.integers(5, 90))
+    y, x = np.mgrid[0:h, 0:w]
+    base = (x * 3 + y * 5 + i) % 256
+    img = np.stack([base, (base * 7) % 256, (255 - base)], -1)[:, :, :channels if channels != 1 else 1]
+    img = (img + rng.integers(0, 40, img.shape)).clip(0, 255).astype(np.uint8)
+    if channels == 4:
+        alpha = (x * 9 % 256).astype(np.uint8)[..., None]
+        img = np.concatenate([img, alpha], -1)
+    return img[:, :, 0] if channels == 1 else img
+kinds = [("a", ".png", (1, 3, 4)), ("b", ".jpg", (1, 3)), ("c/sub", ".bmp", (3,)), ("c", ".tif", (1, 3, 4)),
+         ("", ".webp", (3, 4)), ("d", ".pgm", (1,)), ("d", ".ppm", (3,))]
+n = 0
+for directory, ext, channel_counts in kinds:
+    os.makedirs(os.path.join(root, directory), exist_ok=True)
+    for i in range(300 // len(kinds) + 1):
+        if n == 300: break
+        c = channel_counts[i % len(channel_counts)]
+        path = os.path.join(root, directory, "img%03d%s" % (i, ext))
+        assert cv2.imwrite(path, image(n, c)), path
+        n += 1
+os.makedirs(os.path.join(root, "broken"), exist_ok=True)
+good = open(os.path.join(root, "a", "img000.png"), "rb").read()
+for i in range(20):
+    with open(os.path.join(root, "broken", "bad%02d%s" % (i, [".png", ".jpg", ".tif", ".bmp"][i % 4])), "wb") as f:
+        f.write([good[: len(good) // 2], b"not an image\n", b"", b"BM" + bytes(40)][i % 4])
+with open(os.path.join(root, "notes.txt"), "w") as f:
+    f.write("not an image: passed over\n")
+EOF
+
+# The batch: exit code 1 (some failed), one error line per broken file, the rest blurred.
+"$bin" "$work/in" -o "$work/out" --recursive --sigma 1.5 --json >"$work/json" 2>"$work/err"
+code=$?
+check '[ "$code" -eq 1 ]' "a batch with broken files exits 1, not $code: $(tail -3 "$work/err")"
+check '[ "$(grep -c "^gpublur: error: " "$work/err")" -eq 20 ]' "20 error lines: $(grep -c "^gpublur: error: " "$work/err")"
+check '[ "$(grep "^gpublur: error: " "$work/err" | grep -c "/broken/bad")" -eq 20 ]' "each error line names its file"
+check 'grep -q "300 blurred, 20 failed of 320" "$work/err"' "summary: $(tail -1 "$work/err")"
+check '[ "$(find "$work/out" -type f | wc -l)" -eq 300 ]' "300 outputs: $(find "$work/out" -type f | wc -l)"
+check '[ -z "$(find "$work/out" -name ".*")" ]' "no temporary files left"
+check '[ ! -e "$work/out/broken" ] || [ -z "$(ls -A "$work/out/broken")" ]' "no output for a broken file"
+check '[ -f "$work/out/c/sub/img000.bmp" ] && [ -f "$work/out/img000.webp" ]' "paths mirrored below the directory"
+"$python" - "$work/json" <<'EOF' && pass || fail "--json lines"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+files, summary = lines[:-1], lines[-1]["summary"]
+assert len(files) == 320 and summary["done"] == 300 and summary["failed"] == 20, summary
+assert all(f["status"] == ("failed" if "/broken/" in f["input"] else "done") for f in files)
+assert all("error" in f for f in files if f["status"] == "failed")
+assert all(f["bytes_out"] > 0 and "encode" in f["ms"] for f in files if f["status"] == "done")
+EOF
+
+# Every output is byte for byte what the single-file command writes for its input.
+same=0
+while read -r input; do
+  rel=${input#"$work/in/"}
+  "$bin" "$input" "$work/single.${input##*.}" --sigma 1.5 2>/dev/null || continue
+  cmp -s "$work/single.${input##*.}" "$work/out/$rel" && same=$((same + 1))
+done < <(find "$work/in" -type f ! -path "*/broken/*" ! -name "*.txt" | sort)
+check '[ "$same" -eq 300 ]' "batch outputs identical to single-file runs: $same of 300"
+
+# Conflicts are found before any work: nothing is written.
+mkdir -p "$work/other"
+cp "$work/in/a/img000.png" "$work/other/img000.png"
+"$bin" "$work/in/a/img000.png" "$work/other/img000.png" -o "$work/clash" --sigma 1 2>"$work/err"
+check '[ "$?" -eq 2 ] && grep -q "would both be written" "$work/err" && [ ! -e "$work/clash" ]' "collision refused"
+"$bin" "$work/in/a" -o "$work/in/a" --sigma 1 2>"$work/err"
+check '[ "$?" -eq 2 ] && grep -q "would replace its input" "$work/err"' "output over input refused"
+"$bin" "$work/in/a" -o "$work/g" --format gif --sigma 1 2>"$work/err"
+check '[ "$?" -eq 2 ]' "--format gif refused"
+
+# --format converts; --from-list reads paths (here from stdin).
+printf '%s\n' "$work/in/a/img000.png" "$work/in/b/img001.jpg" |
+  "$bin" --from-list - -o "$work/webp" --format webp --sigma 1 -q 2>/dev/null
+check '[ -f "$work/webp/img000.webp" ] && [ -f "$work/webp/img001.webp" ]' "--from-list with --format webp"
+check '[ "$(head -c 4 "$work/webp/img000.webp")" = "RIFF" ]' "WebP written"
+
+# Pipes: stdin to stdout gives the bytes of the file-to-file run.
+"$bin" - - --format png --sigma 1.5 <"$work/in/a/img003.png" >"$work/piped.png" 2>/dev/null
+"$bin" "$work/in/a/img003.png" "$work/file.png" --sigma 1.5 2>/dev/null
+check 'cmp -s "$work/piped.png" "$work/file.png"' "stdin to stdout"
+
+# --skip-existing: a second run leaves every output alone.
+touch -d "2000-01-01" "$work/out/a/img000.png"
+"$bin" "$work/in" -o "$work/out" --recursive --sigma 1.5 --skip-existing --json >"$work/json2" 2>/dev/null
+check '[ "$(grep -c "\"status\": \"skipped\"" "$work/json2")" -eq 300 ]' "300 skipped"
+check '[ "$(date -r "$work/out/a/img000.png" +%Y)" = 2000 ]' "skipped output untouched"
+
+# A progress line on a terminal.
+if command -v script >/dev/null; then
+  script -qec "'$bin' '$work/in/a' -o '$work/tty' --sigma 1" /dev/null >"$work/tty.log" 2>&1
+  check 'grep -q "images/s" "$work/tty.log"' "progress line on a terminal"
+fi
+
+# Interrupted (SIGINT, then SIGTERM) and resumed: the outputs written are whole, no temporary is
+# left, the exit code says the signal, and --skip-existing finishes the rest.
+"$python" - "$work/big" <<'EOF'
+import os, sys, numpy as np, cv2
+os.makedirs(sys.argv[1])
+rng = np.random.default_rng(3)
+for i in range(120):
+    cv2.imwrite(os.path.join(sys.argv[1], "big%03d.png" % i), rng.integers(0, 255, (600, 800, 3), dtype=np.uint8))
+EOF
+for signal in INT TERM; do
+  rm -rf "$work/resumed"
+  "$bin" "$work/big" -o "$work/resumed" --sigma 4 --threads 2 -q 2>"$work/err" &
+  pid=$!
+  for _ in $(seq 1 100); do  # until a few outputs exist
+    [ "$(find "$work/resumed" -name '*.png' 2>/dev/null | wc -l)" -ge 3 ] && break
+    sleep 0.1
+  done
+  kill -"$signal" "$pid"
+  wait "$pid"
+  code=$?
+  expected=$([ "$signal" = INT ] && echo 130 || echo 143)
+  check '[ "$code" -eq "$expected" ]' "SIG$signal: exit $code, expected $expected"
+  check '[ -z "$(find "$work/resumed" -name ".*")" ]' "SIG$signal: no temporary file left"
+  done_count=$(find "$work/resumed" -name '*.png' | wc -l)
+  check '[ "$done_count" -gt 0 ] && [ "$done_count" -lt 120 ]' "SIG$signal: stopped part way ($done_count of 120)"
+  "$bin" "$work/big" -o "$work/resumed" --sigma 4 --skip-existing -q 2>>"$work/err"
+  check '[ "$?" -eq 0 ] && [ "$(find "$work/resumed" -name "*.png" | wc -l)" -eq 120 ]' "SIG$signal: resumed to the end"
+done
+# Each output, interrupted or not, is what a single run writes.
+whole=0
+for i in 000 007 042 119; do
+  "$bin" "$work/big/big$i.png" "$work/one.png" --sigma 4 2>/dev/null
+  cmp -s "$work/one.png" "$work/resumed/big$i.png" && whole=$((whole + 1))
+done
+check '[ "$whole" -eq 4 ]' "outputs of the interrupted batch are whole: $whole of 4"
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
