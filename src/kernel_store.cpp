@@ -1,13 +1,13 @@
 // kernel_store.cpp — the on-disk kernel cache format.
 #include "kernel_store.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 #include "atomic_file.hpp"
 #include "errors.hpp"
@@ -19,6 +19,8 @@ namespace {
 
 constexpr char kMagic[8] = {'G', 'P', 'U', 'B', 'L', 'U', 'R', 'K'};
 constexpr std::size_t kHeaderSize = 8 + 4 + 8 + 32;
+// Far above any kernel (CUBINs and PTX are a few hundred KB): a bigger entry is not ours.
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{64} << 20;
 
 // mkdir -p; returns an empty string or why not.
 std::string make_directories(const std::string& dir) {
@@ -30,6 +32,29 @@ std::string make_directories(const std::string& dir) {
     }
   }
   return "";
+}
+
+// The entry's bytes, or nullopt when it is not a regular file of at most kMaxEntryBytes that
+// reads whole. O_NONBLOCK so that opening a FIFO planted in the cache never waits for a writer.
+std::optional<std::vector<std::uint8_t>> read_regular_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  std::optional<std::vector<std::uint8_t>> bytes;
+  struct stat st{};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
+      static_cast<std::uint64_t>(st.st_size) <= kMaxEntryBytes) {
+    std::vector<std::uint8_t> data(static_cast<std::size_t>(st.st_size));
+    std::size_t done = 0;
+    while (done < data.size()) {
+      const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      done += static_cast<std::size_t>(n);
+    }
+    if (done == data.size()) bytes = std::move(data);
+  }
+  ::close(fd);
+  return bytes;
 }
 
 }  // namespace
@@ -44,9 +69,9 @@ std::string default_cache_dir() {
 }
 
 std::optional<std::vector<std::uint8_t>> FileKernelStore::load(const std::string& key) {
-  std::ifstream file(path_for(key), std::ios::binary);
-  if (!file) return std::nullopt;
-  const std::vector<std::uint8_t> entry((std::istreambuf_iterator<char>(file)), {});
+  const std::optional<std::vector<std::uint8_t>> read = read_regular_file(path_for(key));
+  if (!read) return std::nullopt;
+  const std::vector<std::uint8_t>& entry = *read;
   if (entry.size() < kHeaderSize || std::memcmp(entry.data(), kMagic, sizeof kMagic) != 0)
     return std::nullopt;
   if (get_le(entry.data() + 8, 4) != kFormatVersion) return std::nullopt;

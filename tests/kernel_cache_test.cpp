@@ -176,6 +176,29 @@ TEST_CASE("the file store rejects damaged entries and survives an unwritable dir
   CHECK_FALSE(under_a_file.store("k", bytes).empty());
 }
 
+TEST_CASE("an entry that is not a regular file is a miss: no hang, no error", "[cache]") {
+  TempDir dir;
+  FileKernelStore store(dir.path);
+  std::filesystem::create_directories(dir.path);
+  const std::vector<std::uint8_t> bytes{1, 2, 3};
+  std::filesystem::create_directory(store.path_for("dir"));
+  CHECK_FALSE(store.load("dir"));
+  CHECK_FALSE(store.store("dir", bytes).empty());  // cannot replace a directory: reported
+  REQUIRE(::mkfifo(store.path_for("fifo").c_str(), 0600) == 0);
+  CHECK_FALSE(store.load("fifo"));  // returns at once: no writer is waited for
+  std::filesystem::create_symlink("/dev/zero", store.path_for("zero"));
+  CHECK_FALSE(store.load("zero"));  // endless: never read
+  std::filesystem::create_symlink(store.path_for("none"), store.path_for("dangling"));
+  CHECK_FALSE(store.load("dangling"));
+  // A link to a good entry is followed, as users who share caches by links expect.
+  REQUIRE(store.store("real", bytes).empty());
+  std::filesystem::create_symlink(store.path_for("real"), store.path_for("link"));
+  CHECK(store.load("link") == bytes);
+  // Replacing the FIFO with a real entry works: the rename replaces it.
+  REQUIRE(store.store("fifo", bytes).empty());
+  CHECK(store.load("fifo") == bytes);
+}
+
 TEST_CASE("the cache directory follows GPUBLUR_CACHE_DIR, XDG_CACHE_HOME, HOME", "[cache]") {
   const std::string saved_home = std::getenv("HOME") ? std::getenv("HOME") : "";
   ::unsetenv("GPUBLUR_CACHE_DIR");
