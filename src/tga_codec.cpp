@@ -121,14 +121,20 @@ DecodedImage decode_tga(const std::uint8_t* data, std::size_t size, const Decode
   std::vector<Pixel> map;
   if (h.map_type == 1) {
     const int entry = bytes_of(h.map_bits);
-    if (mapped && h.map_bits != 15 && h.map_bits != 16 && h.map_bits != 24 && h.map_bits != 32) {
-      throw IoError("TGA colour map of " + std::to_string(h.map_bits) +
-                    "-bit entries: not supported");
-    }
-    const std::uint8_t* entries =
-        r.take(static_cast<std::size_t>(h.map_length) * static_cast<std::size_t>(entry));
-    for (int i = 0; i < h.map_length; ++i) {
-      map.push_back(read_pixel(entries + i * entry, h.map_bits, false));
+    const std::size_t map_bytes =
+        static_cast<std::size_t>(h.map_length) * static_cast<std::size_t>(entry);
+    if (!mapped) {
+      // A colour map on a true-colour or gray image is unused: skip it, whatever its entries.
+      r.skip(map_bytes);
+    } else {
+      if (h.map_bits != 15 && h.map_bits != 16 && h.map_bits != 24 && h.map_bits != 32) {
+        throw IoError("TGA colour map of " + std::to_string(h.map_bits) +
+                      "-bit entries: not supported");
+      }
+      const std::uint8_t* entries = r.take(map_bytes);
+      for (int i = 0; i < h.map_length; ++i) {
+        map.push_back(read_pixel(entries + i * entry, h.map_bits, false));
+      }
     }
   }
   const std::size_t count = static_cast<std::size_t>(h.width) * static_cast<std::size_t>(h.height);

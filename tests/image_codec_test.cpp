@@ -21,6 +21,7 @@
 #include "reference_blur.hpp"
 #include "stb_reference.hpp"
 #include "temp_dir.hpp"
+#include "test_bytes.hpp"
 #include "test_icc.hpp"
 
 using namespace gpublur;
@@ -28,18 +29,14 @@ using namespace gpublur;
 namespace {
 
 using test::TempDir;
-using Bytes = std::vector<std::uint8_t>;
-
-void write_bytes(const std::string& path, const Bytes& bytes) {
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-}
-
-Bytes read_bytes(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  return Bytes(std::istreambuf_iterator<char>(file), {});
-}
+using test::Bytes;
+using test::bmp;
+using test::put16be;
+using test::put16le;
+using test::put32be;
+using test::put32le;
+using test::read_bytes;
+using test::write_bytes;
 
 // Entries in `dir`, hidden ones (such as a leftover temporary) included.
 int files_in(const std::string& dir) {
@@ -65,43 +62,6 @@ Image test_image(int w, int h, int channels, std::uint32_t seed) {
   Image image = test::random_image(w, h, channels, seed);
   if (channels == 2 || channels == 4) image.pixels[static_cast<std::size_t>(channels) - 1] = 200;
   return image;
-}
-
-void put16le(Bytes& b, unsigned v) {
-  b.push_back(static_cast<std::uint8_t>(v)), b.push_back(static_cast<std::uint8_t>(v >> 8));
-}
-void put32le(Bytes& b, std::uint32_t v) { put16le(b, v & 0xffff), put16le(b, v >> 16); }
-void put16be(Bytes& b, unsigned v) {
-  b.push_back(static_cast<std::uint8_t>(v >> 8)), b.push_back(static_cast<std::uint8_t>(v));
-}
-void put32be(Bytes& b, std::uint32_t v) { put16be(b, v >> 16), put16be(b, v & 0xffff); }
-
-// A BMP with a BITMAPINFOHEADER: `bpp`, a palette of `palette` entries, optional bit field masks
-// (BI_BITFIELDS), then `pixels` (rows as the file stores them).
-Bytes bmp(int w, int h, int bpp, const std::vector<std::uint32_t>& palette,
-          const std::vector<std::uint32_t>& masks, const Bytes& pixels,
-          std::uint32_t compression = 0) {
-  Bytes b = {'B', 'M'};
-  const std::uint32_t offset =
-      14 + 40 + static_cast<std::uint32_t>(4 * (palette.size() + masks.size()));
-  put32le(b, offset + static_cast<std::uint32_t>(pixels.size()));
-  put32le(b, 0);
-  put32le(b, offset);
-  put32le(b, 40);
-  put32le(b, static_cast<std::uint32_t>(w));
-  put32le(b, static_cast<std::uint32_t>(h));
-  put16le(b, 1);
-  put16le(b, static_cast<unsigned>(bpp));
-  put32le(b, masks.empty() ? compression : 3);
-  put32le(b, static_cast<std::uint32_t>(pixels.size()));
-  put32le(b, 2835);
-  put32le(b, 2835);
-  put32le(b, static_cast<std::uint32_t>(palette.size()));
-  put32le(b, 0);
-  for (std::uint32_t m : masks) put32le(b, m);
-  for (std::uint32_t c : palette) put32le(b, c);
-  b.insert(b.end(), pixels.begin(), pixels.end());
-  return b;
 }
 
 void check_same_as_stb(const Bytes& file, const std::string& name) {

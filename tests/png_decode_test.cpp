@@ -4,6 +4,7 @@
 
 #include <png.h>
 
+#include <algorithm>
 #include <csetjmp>
 #include <cstring>
 #include <string>
@@ -12,6 +13,7 @@
 #include "png_decode.hpp"
 #include "reference_blur.hpp"
 #include "stb_reference.hpp"
+#include "test_bytes.hpp"
 
 using namespace gpublur;
 
@@ -182,4 +184,36 @@ TEST_CASE("a small PNG claiming a huge image is refused before anything is decod
     file[i] = 0, file[i + 1] = 0, file[i + 2] = 0xea, file[i + 3] = 0x60;
   CHECK_THROWS_WITH(decode(file, DecodeLimits{0}), Catch::Contains("cannot hold"));
   CHECK_THROWS_WITH(decode(file), Catch::Contains("limit of 268.4 megapixels"));
+}
+
+TEST_CASE("a valid interlaced PNG with an empty IDAT chunk reads whole", "[png]") {
+  // stb_image copied from a NULL pointer here (UBSan); the file is valid: IDAT may be empty.
+  const PngShape shape{37, 19, 8, PNG_COLOR_TYPE_RGB, true};
+  auto rows = test_rows(shape, 6);
+  const std::vector<std::uint8_t> plain = write_with_libpng(shape, rows);
+  std::vector<test::PngChunk> chunks = test::png_chunks(plain);
+  const auto first_idat = std::find_if(chunks.begin(), chunks.end(),
+                                       [](const test::PngChunk& c) { return c.type == "IDAT"; });
+  REQUIRE(first_idat != chunks.end());
+  chunks.insert(first_idat, test::PngChunk{"IDAT", {}});
+  const DecodedImage read = decode(test::png_file(chunks));
+  CHECK(read.image.pixels == decode(plain).image.pixels);
+}
+
+TEST_CASE("an IDAT claiming 2 GiB or more and a deflate block of type 3 are IoErrors", "[png]") {
+  // Both reached a NULL failure reason in stb_image, and a crash.
+  const PngShape shape{16, 16, 8, PNG_COLOR_TYPE_RGB};
+  auto rows = test_rows(shape, 7);
+  const std::vector<std::uint8_t> plain = write_with_libpng(shape, rows);
+  std::vector<test::PngChunk> chunks = test::png_chunks(plain);
+  std::vector<std::uint8_t> huge = test::png_file({chunks[0]});  // signature and IHDR
+  test::put32be(huge, 0x80000000u);
+  huge.insert(huge.end(), {'I', 'D', 'A', 'T', 0x78, 0x01, 0, 0});
+  CHECK_THROWS_AS(decode(huge), IoError);
+  huge[huge.size() - 12] = 0xff;  // the length field's top byte: 0xff000000 bytes
+  CHECK_THROWS_AS(decode(huge), IoError);
+  for (auto& c : chunks) {
+    if (c.type == "IDAT") c.data = {0x78, 0x01, 0x07, 0, 0, 0, 0, 0};  // final block, type 3
+  }
+  CHECK_THROWS_AS(decode(test::png_file(chunks)), IoError);
 }
