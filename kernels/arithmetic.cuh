@@ -6,7 +6,8 @@
 //
 // A policy says, for one kind of image, how a pixel's samples enter the sums (`prepare`), how
 // the vertical sum is finished into the intermediate (`vertical_done`) and how the horizontal
-// sums become output samples (`finish`, per pixel, so it can see alpha). Every integer bound
+// sums become output samples (`finish`, per pixel, so it can see alpha; kPerSample: every sample
+// alike, so a whole row may be finished as one run of samples). Every integer bound
 // is written next to its policy: each is exact in the type named.
 #ifndef GB_ARITHMETIC_INCLUDED
 #define GB_ARITHMETIC_INCLUDED 1
@@ -53,6 +54,7 @@ struct Straight8 {
   typedef u32 Mid;
   typedef u32 Sum;
   static constexpr int kTapBits = 16;
+  static constexpr bool kPerSample = true;  // finish treats every sample alike
   static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
   static GB_HD Mid vertical_done(Mid a) { return (a + (1u << 7)) >> 8; }
   static GB_HD void finish(const Sum* b, Sample* out, int channels) {
@@ -70,6 +72,7 @@ struct Straight16 {
   typedef u64 Mid;
   typedef u64 Sum;
   static constexpr int kTapBits = 24;
+  static constexpr bool kPerSample = true;
   static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
   static GB_HD Mid vertical_done(Mid a) { return (a + (1ull << 15)) >> 16; }
   static GB_HD void finish(const Sum* b, Sample* out, int channels) {
@@ -111,6 +114,7 @@ struct Premultiplied8 {
   typedef u32 Mid;
   typedef u64 Sum;
   static constexpr int kTapBits = 16;
+  static constexpr bool kPerSample = false;  // a pixel's colours need its alpha
   static GB_HD In prepare(const Sample* pixel, int k, int channels) {
     return premultiply<In>(pixel, k, channels);
   }
@@ -131,6 +135,7 @@ struct Premultiplied16 {
   typedef u64 Mid;
   typedef u128 Sum;
   static constexpr int kTapBits = 24;
+  static constexpr bool kPerSample = false;
   static GB_HD In prepare(const Sample* pixel, int k, int channels) {
     return premultiply<In>(pixel, k, channels);
   }
@@ -148,6 +153,7 @@ struct Float {
   typedef double Tap;
   typedef double Mid;
   typedef double Sum;
+  static constexpr bool kPerSample = true;
   static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
   static GB_HD Mid vertical_done(Mid a) { return a; }
   static GB_HD void finish(const Sum* b, Sample* out, int channels) {

@@ -88,20 +88,26 @@ class RowBlurrer {
     return in_.pixels.data() + static_cast<std::size_t>(src) * in_.row_samples();
   }
 
-  // extended_ = the intermediate row with rx pixels of border on each side.
+  // extended_ = the intermediate row with rx pixels of border on each side: the row itself
+  // copied whole, then the border's pixels.
   void extend_row() {
     const int rx = static_cast<int>(x_.size() / 2);
     const auto c = static_cast<std::size_t>(in_.channels);
-    for (int x = -rx; x < in_.width + rx; ++x) {
+    std::copy(vertical_.begin(), vertical_.end(),
+              extended_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rx) * c));
+    const auto border = [&](int x) {
       const int src = border_index(spec_.border, x, in_.width);
       Mid* dst = &extended_[static_cast<std::size_t>(x + rx) * c];
       for (std::size_t k = 0; k < c; ++k) {
         dst[k] = src < 0 ? constant_mid_[k] : vertical_[static_cast<std::size_t>(src) * c + k];
       }
-    }
+    };
+    for (int x = -rx; x < 0; ++x) border(x);
+    for (int x = in_.width; x < in_.width + rx; ++x) border(x);
   }
 
-  // b = sum_i q_i * m(x + i - r), then Policy::finish per pixel.
+  // b = sum_i q_i * m(x + i - r), then Policy::finish per pixel (or, where the policy treats
+  // every sample alike, over the whole row at once, which vectorises).
   void horizontal_pass(Sample* out) {
     std::fill(horizontal_.begin(), horizontal_.end(), Sum{0});
     const std::size_t n = horizontal_.size();
@@ -111,7 +117,11 @@ class RowBlurrer {
       const Mid* src = extended_.data() + i * c;
       for (std::size_t k = 0; k < n; ++k) horizontal_[k] = gb_arith::mac(horizontal_[k], q, src[k]);
     }
-    for (std::size_t k = 0; k < n; k += c) Policy::finish(&horizontal_[k], out + k, in_.channels);
+    if constexpr (Policy::kPerSample) {
+      Policy::finish(horizontal_.data(), out, static_cast<int>(n));
+    } else {
+      for (std::size_t k = 0; k < n; k += c) Policy::finish(&horizontal_[k], out + k, in_.channels);
+    }
   }
 
   const Raster<In>& in_;
