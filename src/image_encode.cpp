@@ -7,6 +7,7 @@
 #include "atomic_file.hpp"
 #include "bmp_codec.hpp"
 #include "errors.hpp"
+#include "exif_tiff.hpp"
 #include "hdr_codec.hpp"
 #include "jpeg_codec.hpp"
 #include "png_encode.hpp"
@@ -109,6 +110,9 @@ std::vector<std::string> metadata_not_kept(const Metadata& metadata, ImageFormat
   if (!metadata.exif.empty() && !t.exif) lost.emplace_back("EXIF");
   if (metadata.exif.size() > 65527 && format == ImageFormat::kJpeg) {
     lost.emplace_back("EXIF (longer than a JPEG APP1 segment holds)");
+  }
+  if (!metadata.exif.empty() && format == ImageFormat::kTiff) {
+    for (std::string& part : what_tiff_drops(metadata.exif)) lost.push_back(std::move(part));
   }
   if (metadata.density && !t.density) lost.emplace_back("density");
   return lost;

@@ -75,8 +75,8 @@ FormatTraits format_traits(ImageFormat format) {
       return {true, false, false, false, true, true, true, true};
     case ImageFormat::kWebp:
       return {true, false, false, true, false, true, true, false};
-    case ImageFormat::kTiff:  // EXIF in TIFF is a directory of tags, not a block: not written
-      return {true, true, false, true, true, true, false, true};
+    case ImageFormat::kTiff:  // EXIF as directories of tags (exif_tiff.hpp)
+      return {true, true, false, true, true, true, true, true};
     case ImageFormat::kBmp:
       return {true, false, false, true, false, false, false, true};
     case ImageFormat::kTga:

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "exif_tiff.hpp"
 
 namespace gpublur {
 namespace {
@@ -237,7 +238,11 @@ Image read_rendered(Handle& h, const Layout& l) {
   char reason[1024] = {};
   if (!TIFFRGBAImageOK(h.get(), reason)) h.fail(std::string("unsupported TIFF: ") + reason);
   std::vector<std::uint32_t> rgba(static_cast<std::size_t>(l.width) * l.height);
-  if (!TIFFReadRGBAImageOriented(h.get(), l.width, l.height, rgba.data(), ORIENTATION_TOPLEFT, 0)) {
+  // In the file's own orientation, as the direct path reads: the pixels stay as stored and the
+  // Orientation tag, kept with the EXIF tags, still says how to show them.
+  std::uint16_t orientation = ORIENTATION_TOPLEFT;
+  TIFFGetFieldDefaulted(h.get(), TIFFTAG_ORIENTATION, &orientation);
+  if (!TIFFReadRGBAImageOriented(h.get(), l.width, l.height, rgba.data(), orientation, 0)) {
     h.fail("damaged TIFF");
   }
   const bool gray =
@@ -308,6 +313,7 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
     result.image = read_rendered(h, l);
   }
   result.metadata = metadata_of(h.get());
+  result.metadata.exif = exif_from_tiff(data, size);
   return result;
 }
 
@@ -356,6 +362,7 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   }
   if (!h.close()) h.fail("cannot encode TIFF");
   out.resize(file.size);
+  if (!metadata.exif.empty()) add_exif_to_tiff(out, metadata.exif);
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include "stb_reference.hpp"
 #include "temp_dir.hpp"
 #include "test_bytes.hpp"
+#include "test_exif.hpp"
 #include "test_icc.hpp"
 
 using namespace gpublur;
@@ -380,6 +381,37 @@ TEST_CASE("ICC profile, EXIF and density survive PNG, JPEG, WebP and TIFF", "[co
   CHECK(metadata_not_kept(m, ImageFormat::kTga) ==
         std::vector<std::string>{"ICC profile", "EXIF", "density"});
   CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());
+}
+
+TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][metadata]") {
+  const Image in = test::random_image(20, 12, 3, 14);
+  const Bytes little = test::camera_exif(false), big = test::camera_exif(true);
+  Metadata m;
+  m.exif = little;
+  // In TIFF's byte order and canonical layout: byte for byte, through any number of round trips.
+  const DecodedImage once = decode(encode_image(in, ImageFormat::kTiff, {}, m));
+  CHECK(once.metadata.exif == little);
+  CHECK(once.image.pixels == in.pixels);  // Orientation 6 is kept, not applied
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, once.metadata)).metadata.exif == little);
+  // Big-endian, as many cameras write it: every tag and value, in the TIFF's byte order.
+  m.exif = big;
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif == little);
+  // Through every format that holds EXIF, in turn, and back.
+  for (ImageFormat format : {ImageFormat::kJpeg, ImageFormat::kPng, ImageFormat::kWebp,
+                             ImageFormat::kTiff, ImageFormat::kPng}) {
+    CAPTURE(format_name(format));
+    const Bytes expected = format == ImageFormat::kTiff ? little : m.exif;
+    m.exif = decode(encode_image(in, format, {}, m)).metadata.exif;
+    CHECK(m.exif == expected);
+  }
+  // What a TIFF cannot keep is named for --verbose.
+  m.exif = test::camera_exif(false, true);
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF thumbnail"});
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif == little);
+  m.exif = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0};  // a first directory past the end
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF (unreadable)"});
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif.empty());
+  CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());  // a block is copied as it is
 }
 
 TEST_CASE("unreadable inputs are IoErrors naming the file and why", "[codec]") {
