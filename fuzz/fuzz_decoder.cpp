@@ -1,0 +1,71 @@
+// fuzz_decoder.cpp — a libFuzzer target for one decoder, or for the whole read path (format sniffed
+// from the content, as gpublur reads every file). Built once per GB_FUZZ_TARGET by fuzz/build.sh:
+// png, jpeg, webp, tiff, gif, bmp, tga, pnm, hdr, psd, read (decode_image), cache (kernel cache
+// entries), exif (an EXIF block from a file written into a TIFF and read back). A decoder may
+// refuse its input with IoError; anything else (a crash, a sanitizer report, a hang, an allocation
+// past libFuzzer's -malloc_limit_mb) is a finding.
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "bmp_codec.hpp"
+#include "errors.hpp"
+#include "exif_tiff.hpp"
+#include "gif_decode.hpp"
+#include "hdr_codec.hpp"
+#include "image_decode.hpp"
+#include "image_encode.hpp"
+#include "jpeg_codec.hpp"
+#include "kernel_cache.hpp"
+#include "png_decode.hpp"
+#include "pnm_codec.hpp"
+#include "psd_decode.hpp"
+#include "tga_codec.hpp"
+#include "tiff_codec.hpp"
+#include "webp_codec.hpp"
+
+namespace {
+
+// Images up to 16 megapixels: enough for every real structure, small enough that each run is
+// quick; the size checks themselves are the same code at any limit.
+constexpr gpublur::DecodeLimits kLimits{std::uint64_t{1} << 24};
+
+#define GB_STRINGIFY2(x) #x
+#define GB_STRINGIFY(x) GB_STRINGIFY2(x)
+
+void decode(const std::uint8_t* data, std::size_t size) {
+  using namespace gpublur;
+  const std::string target = GB_STRINGIFY(GB_FUZZ_TARGET);
+  if (target == "png") decode_png(data, size, kLimits);
+  if (target == "jpeg") decode_jpeg(data, size, kLimits);
+  if (target == "webp") decode_webp(data, size, kLimits);
+  if (target == "tiff") decode_tiff(data, size, kLimits);
+  if (target == "gif") decode_gif(data, size, kLimits);
+  if (target == "bmp") decode_bmp(data, size, kLimits);
+  if (target == "tga") decode_tga(data, size, kLimits);
+  if (target == "pnm") decode_pnm(data, size, kLimits);
+  if (target == "hdr") decode_hdr(data, size, kLimits);
+  if (target == "psd") decode_psd(data, size, kLimits);
+  if (target == "read")
+    decode_image(std::vector<std::uint8_t>(data, data + size), "fuzz.tga", kLimits);
+  if (target == "cache") deserialize(std::vector<std::uint8_t>(data, data + size));
+  if (target == "exif") {
+    Metadata m;
+    m.exif.assign(data, data + size);
+    what_tiff_drops(m.exif);
+    const Image pixels = make_image(2, 2, 3);
+    const std::vector<std::uint8_t> tiff = encode_image(pixels, ImageFormat::kTiff, {}, m);
+    decode_image(tiff, "fuzz.tif", kLimits);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    decode(data, size);
+  } catch (const gpublur::IoError&) {  // a refused input is the expected outcome
+  }
+  return 0;
+}
