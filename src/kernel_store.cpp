@@ -40,7 +40,7 @@ std::optional<std::vector<std::uint8_t>> read_regular_file(const std::string& pa
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   std::optional<std::vector<std::uint8_t>> bytes;
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
       static_cast<std::uint64_t>(st.st_size) <= kMaxEntryBytes) {
     std::vector<std::uint8_t> data(static_cast<std::size_t>(st.st_size));

@@ -78,8 +78,8 @@ std::vector<std::uint8_t> filter_rows(const std::uint8_t* pixels, std::size_t ro
     const std::uint8_t* __restrict above = up;
     std::uint8_t* __restrict filtered = dst;
     for (std::size_t i = bpp; i < row_bytes; ++i) {
-      filtered[i] = static_cast<std::uint8_t>(
-          left[i] - paeth(left[i - bpp], above[i], above[i - bpp]));
+      filtered[i] =
+          static_cast<std::uint8_t>(left[i] - paeth(left[i - bpp], above[i], above[i - bpp]));
     }
   }
   return out;

@@ -64,10 +64,10 @@ TEST_CASE("a JPEG Huffman table of more than 256 codes is refused", "[malformed]
 
 TEST_CASE("PNM headers whose numbers overflow are refused", "[malformed][pnm]") {
   // stb_image overflowed a signed int reading these (UBSan).
-  for (const std::string header :
-       {"P6 99999999999999999999 1 255\n", "P6 1 2147483648 255\n", "P5 4294967295 4294967295 255\n",
-        "P6 2 2 99999999999\n", "P7\nWIDTH 2147483647\nHEIGHT 2147483647\nDEPTH 4\n"
-                                "MAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"}) {
+  for (const std::string header : {"P6 99999999999999999999 1 255\n", "P6 1 2147483648 255\n",
+                                   "P5 4294967295 4294967295 255\n", "P6 2 2 99999999999\n",
+                                   "P7\nWIDTH 2147483647\nHEIGHT 2147483647\nDEPTH 4\n"
+                                   "MAXVAL 255\nTUPLTYPE RGB_ALPHA\nENDHDR\n"}) {
     CAPTURE(header);
     const Bytes file(header.begin(), header.end());
     CHECK_THROWS_AS(decode(file, "x.pnm"), IoError);

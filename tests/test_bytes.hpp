@@ -35,8 +35,8 @@ inline void put32be(Bytes& b, std::uint32_t v) { put16be(b, v >> 16), put16be(b,
 // A BMP with a BITMAPINFOHEADER: `bpp`, a palette of `palette` entries, optional bit field masks
 // (BI_BITFIELDS), then `pixels` (rows as the file stores them).
 inline Bytes bmp(int w, int h, int bpp, const std::vector<std::uint32_t>& palette,
-          const std::vector<std::uint32_t>& masks, const Bytes& pixels,
-          std::uint32_t compression = 0) {
+                 const std::vector<std::uint32_t>& masks, const Bytes& pixels,
+                 std::uint32_t compression = 0) {
   Bytes b = {'B', 'M'};
   const std::uint32_t offset =
       14 + 40 + static_cast<std::uint32_t>(4 * (palette.size() + masks.size()));
@@ -59,7 +59,6 @@ inline Bytes bmp(int w, int h, int bpp, const std::vector<std::uint32_t>& palett
   b.insert(b.end(), pixels.begin(), pixels.end());
   return b;
 }
-
 
 // A PNG file's chunks, in order; the signature is not one.
 struct PngChunk {
