@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# install-deps.sh — installs gpublur's build and test dependencies from Debian's packages.
-# The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc) is a prerequisite installed separately.
+# install-deps.sh [--test] — installs gpublur's build and test dependencies from Debian's packages.
+# --test adds what only the whole test suite needs (scripts/test.sh passes it): clang for the fuzz
+# targets, and Slurm with munge for the cluster test (which starts its own daemons; the packages'
+# services find no /etc/slurm/slurm.conf and stay down). The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc)
+# is a prerequisite installed separately.
 set -euo pipefail
 
 packages=(cmake g++ pkg-config libcli11-dev catch2 nettle-dev libtbb-dev
   liblodepng-dev libdeflate-dev libjpeg62-turbo-dev libwebp-dev libtiff-dev libgif-dev  # codecs
   libstb-dev libpng-dev    # tests only: second decoders the codecs are held to
-  python3-scipy python3-opencv  # tests comparing with SciPy and OpenCV
-  clang-14 libclang-rt-14-dev)  # fuzz/: libFuzzer with AddressSanitizer and UBSan
+  python3-scipy python3-opencv)  # tests comparing with SciPy and OpenCV
+if [ "${1:-}" = "--test" ]; then
+  packages+=(clang-14 libclang-rt-14-dev  # fuzz/: libFuzzer with AddressSanitizer and UBSan
+    slurmctld slurmd slurm-client munge python3-yaml)  # tests/slurm_end_to_end.sh
+fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/install-deps.sh
+bash scripts/install-deps.sh --test
 cmake --preset ci
 cmake --build --preset ci -j "$(nproc)"
 ctest --preset ci

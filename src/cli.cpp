@@ -13,6 +13,7 @@
 #include "errors.hpp"
 #include "image_format.hpp"
 #include "job_plan.hpp"
+#include "shard.hpp"
 #include "version.hpp"
 #include "weights.hpp"
 
@@ -142,6 +143,8 @@ struct Given {
   std::string arch;
   std::string format;
   std::string devices;
+  std::string shard;
+  std::optional<std::size_t> shard_count;
   std::string subsampling;
   std::optional<std::uint64_t> max_pixels;
 };
@@ -209,6 +212,14 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
   app.add_option(
       "--devices", g.devices,
       "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
+  app.add_option("--shard", g.shard,
+                 "Blur only part K of N (K/N, 0-based) of the batch: its files sorted by path, "
+                 "file i in part i mod N; auto: K and N from a Slurm, Kubernetes, AWS Batch or "
+                 "Google Cloud Batch job array")
+      ->option_text("K/N|auto");
+  app.add_option("--shard-count", g.shard_count,
+                 "--shard auto: the number of parts, where the scheduler does not say "
+                 "(Kubernetes; or set GPUBLUR_SHARD_COUNT)");
   app.add_flag("-q,--quiet", r.quiet,
                "No progress line and no summary (failures are still reported)");
 }
@@ -328,6 +339,8 @@ void images_of(Request& r, const Given& g) {
     return;
   }
   if (r.batch.from_list) throw UsageError("--from-list needs an output directory: -o DIR");
+  if (!g.shard.empty())
+    throw UsageError("--shard splits a batch: name an output directory, -o DIR");
   if (g.paths.size() > 2) {
     throw UsageError("to blur several images, name an output directory: gpublur IN... -o DIR");
   }
@@ -416,6 +429,12 @@ Request validated(Request r, const Given& g) {
     }
   }
   r.devices = devices_of(g.devices);
+  if (g.shard_count && g.shard != "auto") throw UsageError("--shard-count goes with --shard auto");
+  if (g.shard == "auto") {
+    r.shard = shard_from_environment(process_environment(), g.shard_count);
+  } else if (!g.shard.empty()) {
+    r.shard = parse_shard(g.shard);
+  }
   r.write.jpeg_subsampling = subsampling_of(g.subsampling);
   if (g.max_pixels) r.limits.max_pixels = *g.max_pixels;
   if (r.dump_ptx && r.dump_ptx->empty()) r.dump_ptx = "-";

@@ -33,6 +33,7 @@ struct BatchInputs {
 struct Plan {
   std::vector<Job> jobs;
   std::size_t ignored = 0;  // files in directories that are not images gpublur reads (by name)
+  std::size_t total = 0;    // jobs in the whole batch, when `jobs` is one shard of it
 };
 
 /// The jobs of a batch, in a stable order: each path argument in turn (a directory's images

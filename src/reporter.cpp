@@ -64,6 +64,14 @@ std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
   return s + "]";
 }
 
+// ', "shard": {...}' for a part of a batch, so per-part summaries can be merged and checked.
+std::string shard_json(const Request& r) {
+  if (!r.shard) return "";
+  return ", \"shard\": {\"index\": " + std::to_string(r.shard->index) +
+         ", \"count\": " + std::to_string(r.shard->count) +
+         ", \"source\": " + json_text(r.shard->source) + "}";
+}
+
 }  // namespace
 
 Reporter::Reporter(const Request& request, bool single, std::size_t total, std::ostream& out,
@@ -245,7 +253,7 @@ void Reporter::finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::
          << ", \"interrupted\": " << totals_.interrupted << ", \"seconds\": " << number(seconds)
          << ", \"images_per_second\": " << number(rate, 2) << ", \"bytes_in\": " << totals_.bytes_in
          << ", \"bytes_out\": " << totals_.bytes_out << ", \"device\": " << json_string(device)
-         << ", \"gpus\": " << gpus_json(gpus) << ", " << parameters_json()
+         << ", \"gpus\": " << gpus_json(gpus) << shard_json(request_) << ", " << parameters_json()
          << ", \"gpublur\": " << json_string(kVersion) << "}}\n";
   }
   err_.flush();

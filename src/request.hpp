@@ -14,6 +14,7 @@
 #include "job_plan.hpp"
 #include "kernel_schedule.hpp"
 #include "name_table.hpp"
+#include "shard.hpp"
 
 namespace gpublur {
 
@@ -37,6 +38,7 @@ struct Request {
   std::string output;  // the single form's output
   BatchInputs batch;
   std::optional<ImageFormat> format;  // --format: convert outputs (needed to write to stdout)
+  std::optional<Shard> shard;  // a batch: only this part of it
   bool skip_existing = false;
   bool strip = false;  // write no metadata
   DecodeLimits limits;

@@ -158,6 +158,9 @@ Plan plan_of(const Request& r) {
   Plan plan = plan_batch(r.batch);
   if (plan.jobs.empty())
     throw UsageError("no images to blur: the inputs hold no image files gpublur reads");
+  // Collisions were checked over the whole batch, so every part agrees on every output.
+  plan.total = plan.jobs.size();
+  if (r.shard) plan.jobs = shard(plan.jobs, r.shard->index, r.shard->count);
   return plan;
 }
 
@@ -166,6 +169,12 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const std::vector<Job>& jobs = plan.jobs;
   Reporter reporter(r, r.single, jobs.size(), out, err);
   say_parameters(r, reporter);
+  if (r.shard) {
+    reporter.say("shard " + std::to_string(r.shard->index) + "/" + std::to_string(r.shard->count) +
+                     " from " + r.shard->source + ": " + std::to_string(jobs.size()) + " of " +
+                     std::to_string(plan.total) + " files",
+                 false, true);
+  }
   if (plan.ignored) {
     reporter.say(std::to_string(plan.ignored) +
                      " files in the directories given are not images gpublur reads; passed over",
