@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Many files at once: gpublur's batch form against one gpublur process per file and an
+OpenCV-Python process pool doing the same work (read, GaussianBlur with the same size, sigma and
+border, write), on the same photo-like files, in one run. Prints images/s, the ratio to the pool,
+the total bytes each wrote and gpublur's peak RSS, as Markdown.
+
+usage: batch_bench.py GPUBLUR WORKDIR [--hd N] [--uhd N] [--formats png,jpg] [--rounds R]
+                      [--pool P] [--per-file N] [--device auto|gpu|cpu] [--rss N,M] [--threads T]
+
+--hd/--uhd: how many 1920x1080 and 3840x2160 images to draw (PNG as OpenCV writes it by default,
+JPEG at quality 95). --pool: the pool's processes (default: the cores). --per-file: how many
+files the one-process-per-file row blurs (as many processes at a time as the pool has).
+--rss N,M: also run the batch on N and M 1080p files (drawn as copies) and print its peak RSS.
+Needs numpy and cv2. gpublur runs with --no-detach, so the wall time includes its GPU teardown
+and its peak RSS is the worker's (the parent waits for it).
+"""
+import argparse, multiprocessing as mp, os, shutil, statistics, subprocess, sys, time
+
+SIZE, SIGMA = 7, 1.5
+
+
+def scene(args):
+    """A photo-like RGB scene (shading, hard-edged blocks, sensor-like noise), varied by seed."""
+    import numpy as np, cv2
+    path, width, height, seed, ext = args
+    rng = np.random.default_rng(seed)
+    phase = rng.uniform(0, 100, 4)
+    y, x = np.mgrid[0:height, 0:width].astype(np.float32)
+    r = 128 + 100 * np.sin((x + phase[0] * 7) / 97) * np.cos((y + phase[1]) / 53)
+    g = 90 + 80 * np.sin((x + y + phase[2] * 9) / 141) + 60 * ((((x + phase[3] * 5) // 160) + (y // 120)) % 2)
+    b = 60 + 150 * y / height
+    img = np.stack([b, g, r], axis=-1) + rng.normal(0, 12, (height, width, 3))
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    params = [cv2.IMWRITE_JPEG_QUALITY, 95] if ext == "jpg" else []
+    assert cv2.imwrite(path, img, params), path
+
+
+def draw(directory, count, width, height, ext, seed, pool):
+    if os.path.isdir(directory) and len(os.listdir(directory)) == count:
+        return
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+    jobs = [(os.path.join(directory, "img%05d.%s" % (i, ext)), width, height, seed + i, ext) for i in range(count)]
+    pool.map(scene, jobs, chunksize=4)
+
+
+def opencv_blur(args):
+    import cv2
+    src, dst, ext = args
+    img = cv2.imread(src, cv2.IMREAD_UNCHANGED)
+    out = cv2.GaussianBlur(img, (SIZE, SIZE), SIGMA, borderType=cv2.BORDER_REPLICATE)
+    params = [cv2.IMWRITE_JPEG_QUALITY, 95] if ext == "jpg" else []
+    cv2.imwrite(dst, out, params)
+
+
+def fresh(directory):
+    shutil.rmtree(directory, ignore_errors=True)
+    os.makedirs(directory)
+
+
+def total_bytes(directory):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(directory) for f in files)
+
+
+def run_batch(gpublur, src, out, extra):
+    fresh(out)
+    start = time.perf_counter()
+    proc = subprocess.Popen([gpublur, src, "-o", out, "--size", str(SIZE), "--sigma", str(SIGMA), "-q",
+                             "--no-detach"] + extra, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    stderr = proc.stderr.read().decode(errors="replace")
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit("gpublur failed: " + stderr[-2000:])
+    return seconds, usage.ru_maxrss * 1024
+
+
+def run_per_file(gpublur, files, out, processes, extra):
+    fresh(out)
+    start = time.perf_counter()
+    running = []
+    for f in files:
+        if len(running) >= processes:
+            running.pop(0).wait()
+        running.append(subprocess.Popen([gpublur, f, os.path.join(out, os.path.basename(f)), "--size", str(SIZE),
+                                         "--sigma", str(SIGMA)] + extra, stderr=subprocess.DEVNULL))
+    for p in running:
+        p.wait()
+    return time.perf_counter() - start
+
+
+def run_pool(pool, files, out, ext):
+    fresh(out)
+    start = time.perf_counter()
+    pool.map(opencv_blur, [(f, os.path.join(out, os.path.basename(f)), ext) for f in files], chunksize=1)
+    return time.perf_counter() - start
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("gpublur")
+    parser.add_argument("workdir")
+    parser.add_argument("--hd", type=int, default=500)
+    parser.add_argument("--uhd", type=int, default=100)
+    parser.add_argument("--formats", default="png,jpg")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pool", type=int, default=os.cpu_count())
+    parser.add_argument("--per-file", type=int, default=64)
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--rss", default="")
+    args = parser.parse_args()
+    extra = ["--device", args.device] + (["--threads", str(args.threads)] if args.threads else [])
+    gpublur = os.path.abspath(args.gpublur)
+    os.makedirs(args.workdir, exist_ok=True)
+    print("| image | format | pipeline | images/s (median of %d) | vs pool | output MB |" % args.rounds)
+    print("|---|---|---|---|---|---|")
+    with mp.Pool(args.pool) as pool:
+        sets = [("1920x1080", 1920, 1080, args.hd), ("3840x2160", 3840, 2160, args.uhd)]
+        for name, width, height, count in sets:
+            if count == 0:
+                continue
+            for ext in args.formats.split(","):
+                src = os.path.join(args.workdir, "%s-%s" % (name, ext))
+                draw(src, count, width, height, ext, 1000 * width + (ext == "jpg"), pool)
+                files = sorted(os.path.join(src, f) for f in os.listdir(src))
+                rows = {"gpublur batch": [], "OpenCV pool": []}
+                rss = 0
+                for _ in range(args.rounds):  # alternating, so drift hits both alike
+                    seconds, peak = run_batch(gpublur, src, os.path.join(args.workdir, "out-gpublur"), extra)
+                    rows["gpublur batch"].append(count / seconds)
+                    rss = max(rss, peak)
+                    rows["OpenCV pool"].append(count / run_pool(pool, files, os.path.join(args.workdir, "out-pool"), ext))
+                sizes = {"gpublur batch": total_bytes(os.path.join(args.workdir, "out-gpublur")),
+                         "OpenCV pool": total_bytes(os.path.join(args.workdir, "out-pool"))}
+                per_file = files[: args.per_file]
+                if per_file:
+                    seconds = run_per_file(gpublur, per_file, os.path.join(args.workdir, "out-single"), args.pool, extra)
+                    rows["gpublur, a process per file, %d at a time" % args.pool] = [len(per_file) / seconds]
+                pool_rate = statistics.median(rows["OpenCV pool"])
+                for label, rates in rows.items():
+                    rate = statistics.median(rates)
+                    mb = "%.1f" % (sizes[label] / 1e6) if label in sizes else "-"
+                    print("| %s | %s | %s | %.1f | %.2f | %s |" % (name, ext, label, rate, rate / pool_rate, mb))
+                print("| %s | %s | gpublur batch peak RSS | %.0f MB | | |" % (name, ext, rss / 1e6))
+                sys.stdout.flush()
+        if args.rss:
+            src = os.path.join(args.workdir, "1920x1080-png")
+            files = sorted(os.listdir(src))
+            for n in (int(v) for v in args.rss.split(",")):
+                many = os.path.join(args.workdir, "rss-%d" % n)
+                if not os.path.isdir(many) or len(os.listdir(many)) != n:
+                    fresh(many)
+                    for i in range(n):  # hard links: no extra disk, the same bytes to decode
+                        os.link(os.path.join(src, files[i % len(files)]), os.path.join(many, "img%05d.png" % i))
+                seconds, peak = run_batch(gpublur, many, os.path.join(args.workdir, "out-rss"), extra)
+                print("| 1920x1080 | png | gpublur batch of %d files: peak RSS | %.0f MB | %.1f images/s | |" %
+                      (n, peak / 1e6, n / seconds))
+
+
+if __name__ == "__main__":
+    main()
