@@ -12,6 +12,7 @@
 #include <tbb/task_arena.h>
 
 #include "arithmetic.cuh"
+#include "cpu_row_kernels.hpp"
 #include "errors.hpp"
 #include "policy_taps.hpp"
 
@@ -21,7 +22,8 @@ namespace {
 // The image's samples as the policy sums them (premultiplied, or as they are).
 template <typename Policy>
 Raster<typename Policy::In> prepare(const Raster<typename Policy::Sample>& in) {
-  Raster<typename Policy::In> out = make_raster<typename Policy::In>(in.width, in.height, in.channels);
+  Raster<typename Policy::In> out =
+      make_raster<typename Policy::In>(in.width, in.height, in.channels);
   const auto c = static_cast<std::size_t>(in.channels);
   for (std::size_t i = 0; i < in.pixels.size(); i += c) {
     for (std::size_t k = 0; k < c; ++k) {
@@ -46,7 +48,8 @@ class RowBlurrer {
     const std::size_t row = in.row_samples();
     const auto c = static_cast<std::size_t>(in.channels);
     const std::size_t halo = (x.size() / 2) * c;
-    vertical_.resize(row);
+    rows_.resize(y.size());
+    columns_.resize(x.size());
     extended_.resize(row + 2 * halo);
     horizontal_.resize(row);
     if (spec.border == Border::kConstant) {
@@ -69,17 +72,31 @@ class RowBlurrer {
   }
 
  private:
+  // Done::apply for the fused loops: the vertical sum finished into the intermediate, or the
+  // horizontal sum kept as it is for Policy::finish.
+  struct VerticalDone {
+    static Mid apply(Mid a) { return Policy::vertical_done(a); }
+  };
+  struct HorizontalDone {
+    static Sum apply(Sum b) { return b; }
+  };
+
+  // The intermediate row's own samples, between the borders of extended_.
+  Mid* interior() {
+    return extended_.data() + (x_.size() / 2) * static_cast<std::size_t>(in_.channels);
+  }
+
   // m = Policy::vertical_done(sum_j q_j * p(y + j - r)), for every sample of the row.
   void vertical_pass(int y) {
-    std::fill(vertical_.begin(), vertical_.end(), Mid{0});
     const int r = static_cast<int>(y_.size() / 2);
-    const std::size_t n = vertical_.size();
-    for (std::size_t j = 0; j < y_.size(); ++j) {
-      const Tap q = y_[j];
-      const In* src = source_row(y + static_cast<int>(j) - r);
-      for (std::size_t i = 0; i < n; ++i) vertical_[i] = gb_arith::mac(vertical_[i], q, src[i]);
-    }
-    for (auto& a : vertical_) a = Policy::vertical_done(a);
+    const std::size_t n = in_.row_samples();
+    for (std::size_t j = 0; j < y_.size(); ++j) rows_[j] = source_row(y + static_cast<int>(j) - r);
+    Mid* m = interior();
+    if (cpu_rows::fused_symmetric<VerticalDone, Mid>(m, y_, rows_.data(), n)) return;
+    std::fill(m, m + n, Mid{0});
+    cpu_rows::mac_taps(
+        m, y_, [&](std::size_t j) { return rows_[j]; }, n);
+    for (std::size_t i = 0; i < n; ++i) m[i] = Policy::vertical_done(m[i]);
   }
 
   const In* source_row(int y) const {
@@ -88,18 +105,16 @@ class RowBlurrer {
     return in_.pixels.data() + static_cast<std::size_t>(src) * in_.row_samples();
   }
 
-  // extended_ = the intermediate row with rx pixels of border on each side: the row itself
-  // copied whole, then the border's pixels.
+  // extended_'s border: rx pixels on each side of the interior, by the border rule.
   void extend_row() {
     const int rx = static_cast<int>(x_.size() / 2);
     const auto c = static_cast<std::size_t>(in_.channels);
-    std::copy(vertical_.begin(), vertical_.end(),
-              extended_.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(rx) * c));
+    const Mid* m = interior();
     const auto border = [&](int x) {
       const int src = border_index(spec_.border, x, in_.width);
       Mid* dst = &extended_[static_cast<std::size_t>(x + rx) * c];
       for (std::size_t k = 0; k < c; ++k) {
-        dst[k] = src < 0 ? constant_mid_[k] : vertical_[static_cast<std::size_t>(src) * c + k];
+        dst[k] = src < 0 ? constant_mid_[k] : m[static_cast<std::size_t>(src) * c + k];
       }
     };
     for (int x = -rx; x < 0; ++x) border(x);
@@ -109,13 +124,15 @@ class RowBlurrer {
   // b = sum_i q_i * m(x + i - r), then Policy::finish per pixel (or, where the policy treats
   // every sample alike, over the whole row at once, which vectorises).
   void horizontal_pass(Sample* out) {
-    std::fill(horizontal_.begin(), horizontal_.end(), Sum{0});
     const std::size_t n = horizontal_.size();
     const auto c = static_cast<std::size_t>(in_.channels);
-    for (std::size_t i = 0; i < x_.size(); ++i) {
-      const Tap q = x_[i];
-      const Mid* src = extended_.data() + i * c;
-      for (std::size_t k = 0; k < n; ++k) horizontal_[k] = gb_arith::mac(horizontal_[k], q, src[k]);
+    std::vector<const Mid*>& columns = columns_;
+    for (std::size_t i = 0; i < x_.size(); ++i) columns[i] = extended_.data() + i * c;
+    if (!cpu_rows::fused_symmetric<HorizontalDone, Sum>(horizontal_.data(), x_, columns.data(),
+                                                        n)) {
+      std::fill(horizontal_.begin(), horizontal_.end(), Sum{0});
+      cpu_rows::mac_taps(
+          horizontal_.data(), x_, [&](std::size_t i) { return columns[i]; }, n);
     }
     if constexpr (Policy::kPerSample) {
       Policy::finish(horizontal_.data(), out, static_cast<int>(n));
@@ -130,8 +147,9 @@ class RowBlurrer {
   const std::vector<Tap>& y_;
   std::vector<In> constant_row_;
   std::array<Mid, 4> constant_mid_{};
-  std::vector<Mid> vertical_;
-  std::vector<Mid> extended_;
+  std::vector<const In*> rows_;      // the source rows of one output row's vertical taps
+  std::vector<const Mid*> columns_;  // extended_ shifted by each horizontal tap
+  std::vector<Mid> extended_;        // the intermediate row, with its borders
   std::vector<Sum> horizontal_;
 };
 

@@ -1,10 +1,14 @@
-// cpu_blur_test.cpp — the CPU blur against an independent float64 reference (<= 1 LSB),
-// exact constancy, and independence from the thread count.
+// cpu_blur_test.cpp — the CPU blur against an independent float64 reference (<= 1 LSB), against
+// its own integer arithmetic written out per sample (exactly), exact constancy, and independence
+// from the thread count.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
+#include "arithmetic.cuh"
+#include "border.hpp"
 #include "cpu_blur.hpp"
+#include "policy_taps.hpp"
 #include "reference_blur.hpp"
 
 using namespace gpublur;
@@ -112,11 +116,14 @@ TEST_CASE("a constant 16-bit image stays exactly constant", "[cpu_blur]") {
 }
 
 TEST_CASE("HDR images are within float32 rounding of the float64 Gaussian", "[cpu_blur]") {
-  const auto [size, sigma, channels, border] = GENERATE(table<int, double, int, Border>({
-      {7, 1.5, 3, Border::kClamp}, {31, 5.0, 1, Border::kReflect101}, {5, 1.0, 4, Border::kConstant}}));
+  const auto [size, sigma, channels, border] =
+      GENERATE(table<int, double, int, Border>({{7, 1.5, 3, Border::kClamp},
+                                                {31, 5.0, 1, Border::kReflect101},
+                                                {5, 1.0, 4, Border::kConstant}}));
   CAPTURE(size, sigma, channels, border_name(border));
   ImageF in = make_raster<float>(29, 19, channels);
-  for (std::size_t i = 0; i < in.pixels.size(); ++i) in.pixels[i] = static_cast<float>(i * 7919 % 1000) / 10.0f;
+  for (std::size_t i = 0; i < in.pixels.size(); ++i)
+    in.pixels[i] = static_cast<float>(i * 7919 % 1000) / 10.0f;
   const std::array<std::uint8_t, 4> value{51, 102, 153, 204};
   const ImageF out = blur_on_cpu(in, test::make_test_spec(size, sigma, channels, border, value));
   // The reference reads constant borders on the 0..255 scale; gpublur's HDR path reads v / 255.
@@ -125,7 +132,82 @@ TEST_CASE("HDR images are within float32 rounding of the float64 Gaussian", "[cp
   const std::vector<double> ref = test::reference_blur(scaled, size, sigma, border, value);
   double worst = 0;
   for (std::size_t i = 0; i < ref.size(); ++i) {
-    worst = std::max(worst, std::fabs(out.pixels[i] - ref[i] / 255.0) / std::max(1.0, std::fabs(ref[i] / 255.0)));
+    worst = std::max(worst, std::fabs(out.pixels[i] - ref[i] / 255.0) /
+                                std::max(1.0, std::fabs(ref[i] / 255.0)));
   }
   CHECK(worst <= 1e-6);
+}
+
+namespace {
+
+// The policy's arithmetic written out per output sample, tap by tap, with no row kernels: what
+// the CPU blur (fused pairs, AVX2 or not, tap-by-tap for wide kernels) must equal exactly.
+template <typename Policy>
+Raster<typename Policy::Sample> direct_integer_blur(const Raster<typename Policy::Sample>& in,
+                                                    const BlurSpec& spec) {
+  using Mid = typename Policy::Mid;
+  using Sum = typename Policy::Sum;
+  const auto qx = policy_taps<Policy>(spec.x), qy = policy_taps<Policy>(spec.y);
+  const int rx = static_cast<int>(qx.size() / 2), ry = static_cast<int>(qy.size() / 2);
+  const int w = in.width, h = in.height, c = in.channels;
+  Raster<typename Policy::Sample> out = make_raster<typename Policy::Sample>(w, h, c);
+  std::vector<Mid> m(static_cast<std::size_t>(w * c));
+  std::vector<Sum> b(static_cast<std::size_t>(c));
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      for (int k = 0; k < c; ++k) {
+        Mid a = 0;
+        for (int j = 0; j < static_cast<int>(qy.size()); ++j) {
+          const int sy = border_index(Border::kClamp, y + j - ry, h);
+          const auto* pixel = &in.pixels[static_cast<std::size_t>((sy * w + x) * c)];
+          a += static_cast<Mid>(qy[static_cast<std::size_t>(j)]) *
+               static_cast<Mid>(Policy::prepare(pixel, k, c));
+        }
+        m[static_cast<std::size_t>(x * c + k)] = Policy::vertical_done(a);
+      }
+    }
+    for (int x = 0; x < w; ++x) {
+      for (int k = 0; k < c; ++k) {
+        Sum s = 0;
+        for (int i = 0; i < static_cast<int>(qx.size()); ++i) {
+          const int sx = border_index(Border::kClamp, x + i - rx, w);
+          s += static_cast<Sum>(qx[static_cast<std::size_t>(i)]) *
+               static_cast<Sum>(m[static_cast<std::size_t>(sx * c + k)]);
+        }
+        b[static_cast<std::size_t>(k)] = s;
+      }
+      Policy::finish(b.data(), &out.pixels[static_cast<std::size_t>((y * w + x) * c)], c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the CPU blur's integers are the policy's, exactly, for every kernel radius",
+          "[cpu_blur]") {
+  // Radii 0..16 take the fused row kernels, 17 and up the tap-by-tap ones; every channel count;
+  // a width that is no multiple of any vector length.
+  for (int size = 1; size <= 41; size += 2) {
+    for (int channels = 1; channels <= 4; ++channels) {
+      CAPTURE(size, channels);
+      const BlurSpec spec = test::make_test_spec(size, size / 4.0 + 0.3, channels);
+      const Image in = test::random_image(37, 23, channels, static_cast<std::uint32_t>(size));
+      REQUIRE(blur_on_cpu(in, spec, 1).pixels ==
+              direct_integer_blur<gb_arith::Straight8>(in, spec).pixels);
+      const Image16 in16 = test::random_image16(29, 11, channels, static_cast<std::uint32_t>(size));
+      REQUIRE(blur_on_cpu(in16, spec, 1).pixels ==
+              direct_integer_blur<gb_arith::Straight16>(in16, spec).pixels);
+    }
+  }
+  BlurSpec premultiplied = test::make_test_spec(9, 2.0, 4);
+  premultiplied.premultiplied = true;
+  const Image rgba = test::random_image(41, 19, 4, 5);
+  CHECK(blur_on_cpu(rgba, premultiplied, 1).pixels ==
+        direct_integer_blur<gb_arith::Premultiplied8>(rgba, premultiplied).pixels);
+  // Different radii across and down.
+  const BlurSpec anisotropic = test::make_test_spec(3, 0.8, 21, 4.0, 3);
+  const Image rgb = test::random_image(40, 30, 3, 6);
+  CHECK(blur_on_cpu(rgb, anisotropic, 1).pixels ==
+        direct_integer_blur<gb_arith::Straight8>(rgb, anisotropic).pixels);
 }
