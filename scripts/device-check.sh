@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # device-check.sh [DEPS_PREFIX] — on a machine with an NVIDIA GPU and no package registry
 # (prepare DEPS_PREFIX here with scripts/device-deps.sh, then carry .carry there):
-# configure with dependency headers unpacked under DEPS_PREFIX (dpkg -x of libcli11-dev, catch2,
-# libstb-dev), build, run the whole CTest suite (GPU tests included), then the CLI on a sample
-# with both targets. Writes logs to $OUT when set.
+# configure a Release build with the dependencies unpacked under DEPS_PREFIX, build, run the CTest
+# suite (GPU tests included; not the Slurm and fuzz tests, which need Debian packages the device
+# lacks and need no GPU), then the CLI: one sample with both targets, the general kernel's paths,
+# and a batch on the GPU, on two workers of one GPU and on the CPU, byte for byte. Writes logs to
+# $OUT when set.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=${1:-}
@@ -12,10 +14,11 @@ mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-cmake -S . -B build/device -DCMAKE_BUILD_TYPE=RelWithDebInfo ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} >"$out/configure.log" 2>&1 \
+[ -n "$prefix" ] && export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+cmake -S . -B build/device -DCMAKE_BUILD_TYPE=Release ${prefix:+-DCMAKE_PREFIX_PATH=$prefix} >"$out/configure.log" 2>&1 \
   || { tail -20 "$out/configure.log"; exit 1; }
 cmake --build build/device -j "$(nproc)" >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-ctest --test-dir build/device --output-on-failure -j 4 2>&1 | tee "$out/ctest.log" | tail -12
+ctest --test-dir build/device --output-on-failure -j 4 -E 'slurm_end_to_end|fuzz_brief' 2>&1 | tee "$out/ctest.log" | tail -12
 status=${PIPESTATUS[0]}
 # The [gpu] binary's own summary (assertion counts), from its part of CTest's log (other tests'
 # parts hold Catch summaries of forked children that a test kills on purpose).
@@ -39,5 +42,25 @@ for args in "samples/gradient16.png g16.png" "samples/glow.hdr glow.hdr" "sample
     cmp "$out/gpu-$name" "$out/cpu-$name" && same=$((same + 1))
 done
 echo "CLI: $same of 4 general-kernel runs (16-bit, HDR, alpha, --linear): gpu == cpu, byte for byte"
+# A batch of every sample, as PNG and converted to JPEG, WebP and TIFF: the GPU, two workers on
+# one GPU (the multi-GPU scheduling) and the CPU write the same bytes.
+batch=$out/batch
+rm -rf "$batch" && mkdir -p "$batch/in"
+cp samples/*.png samples/*.hdr "$batch/in/"
+for format in jpg webp tif; do
+  build/device/gpublur samples -o "$batch/in" --format "$format" --size 1 -q
+done
+same=0
+for format in "" "--format png" "--format jpg"; do
+  for run in "gpu --device gpu" "gpu00 --device gpu --devices 0,0" "cpu --device cpu"; do
+    set -- $run
+    name=$1
+    shift
+    rm -rf "$batch/$name"
+    build/device/gpublur "$batch/in" -o "$batch/$name" --sigma 2 -q $format "$@" || echo "batch $name $format failed"
+  done
+  diff -r "$batch/gpu" "$batch/cpu" >/dev/null && diff -r "$batch/gpu00" "$batch/cpu" >/dev/null && same=$((same + 1))
+done
+echo "CLI batch of $(ls "$batch/in" | wc -l) files: $same of 3 output formats identical on the GPU, two workers of one GPU (--devices 0,0) and the CPU"
 build/device/gpublur --version
 exit "$status"
