@@ -42,13 +42,13 @@ for args in "samples/gradient16.png g16.png" "samples/glow.hdr glow.hdr" "sample
     cmp "$out/gpu-$name" "$out/cpu-$name" && same=$((same + 1))
 done
 echo "CLI: $same of 4 general-kernel runs (16-bit, HDR, alpha, --linear): gpu == cpu, byte for byte"
-# A batch of every sample, as PNG and converted to JPEG, WebP and TIFF: the GPU, two workers on
-# one GPU (the multi-GPU scheduling) and the CPU write the same bytes.
+# A batch of every sample, as PNG and converted to JPEG, WebP and TIFF (a folder each): the GPU,
+# two workers on one GPU (the multi-GPU scheduling) and the CPU write the same bytes.
 batch=$out/batch
-rm -rf "$batch" && mkdir -p "$batch/in"
-cp samples/*.png samples/*.hdr "$batch/in/"
+rm -rf "$batch" && mkdir -p "$batch/in/png"
+cp samples/*.png samples/*.hdr "$batch/in/png/"
 for format in jpg webp tif; do
-  build/device/gpublur samples -o "$batch/in" --format "$format" --size 1 -q
+  build/device/gpublur samples -o "$batch/in/$format" --format "$format" --size 1 -q
 done
 same=0
 for format in "" "--format png" "--format jpg"; do
@@ -57,10 +57,10 @@ for format in "" "--format png" "--format jpg"; do
     name=$1
     shift
     rm -rf "$batch/$name"
-    build/device/gpublur "$batch/in" -o "$batch/$name" --sigma 2 -q $format "$@" || echo "batch $name $format failed"
+    build/device/gpublur "$batch/in" -r -o "$batch/$name" --sigma 2 -q $format "$@" || echo "batch $name $format failed"
   done
   diff -r "$batch/gpu" "$batch/cpu" >/dev/null && diff -r "$batch/gpu00" "$batch/cpu" >/dev/null && same=$((same + 1))
 done
-echo "CLI batch of $(ls "$batch/in" | wc -l) files: $same of 3 output formats identical on the GPU, two workers of one GPU (--devices 0,0) and the CPU"
+echo "CLI batch of $(find "$batch/in" -type f | wc -l) files: $same of 3 output formats identical on the GPU, two workers of one GPU (--devices 0,0) and the CPU"
 build/device/gpublur --version
 exit "$status"

@@ -31,7 +31,7 @@ using P = std::pair<std::size_t, std::size_t>;
 
 }  // namespace
 
-TEST_CASE("--shard K/N", "[shard]") {
+TEST_CASE("shard K/N from the command line", "[shard]") {
   const Shard s = parse_shard("3/16");
   CHECK(s.index == 3);
   CHECK(s.count == 16);
@@ -71,7 +71,7 @@ TEST_CASE("the parts of a batch are disjoint, cover it and differ by one file at
   CHECK(third[3].input == sorted[17].input);
 }
 
-TEST_CASE("--shard auto: Slurm job arrays of tasks 0..N-1, or any with --shard-count", "[shard]") {
+TEST_CASE("shard auto: Slurm job arrays of tasks 0..N-1, or any with --shard-count", "[shard]") {
   CHECK(part({{"SLURM_ARRAY_TASK_ID", "5"},
               {"SLURM_ARRAY_TASK_COUNT", "16"},
               {"SLURM_ARRAY_TASK_MIN", "0"},
@@ -108,7 +108,7 @@ TEST_CASE("--shard auto: Slurm job arrays of tasks 0..N-1, or any with --shard-c
   CHECK_THROWS_WITH(part({{"SLURM_ARRAY_TASK_ID", "3"}}), Catch::Contains("--shard-count"));
 }
 
-TEST_CASE("--shard auto: Kubernetes, AWS Batch, Google Cloud Batch", "[shard]") {
+TEST_CASE("shard auto: Kubernetes, AWS Batch, Google Cloud Batch", "[shard]") {
   CHECK(part({{"JOB_COMPLETION_INDEX", "3"}}, 10) == P{3, 10});
   CHECK(part({{"JOB_COMPLETION_INDEX", "3"}, {"GPUBLUR_SHARD_COUNT", "10"}}) == P{3, 10});
   CHECK_THROWS_WITH(part({{"JOB_COMPLETION_INDEX", "3"}}), Catch::Contains("GPUBLUR_SHARD_COUNT"));
