@@ -29,10 +29,15 @@ run_one() {
     -malloc_limit_mb=1024 -artifact_prefix="$out/findings/$t/" -print_final_stats=1 \
     >"$out/$t.log" 2>&1
   local code=$?
-  local runs
+  # CPU seconds as well as wall seconds: on a busy machine a target gets less than its wall time.
+  # run_one is a subshell of its own, so `times` counts this target's fuzzer and nothing else.
+  times >"$out/$t.times"
+  local runs cpu
+  cpu=$(sed -n 2p "$out/$t.times" | awk '{ s = 0; for (i = 1; i <= 2; ++i) {
+    split($i, p, "m"); s += p[1] * 60 + p[2] } printf "%d", s }')
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/$t.log" | grep -o '[0-9]*$')
   if [ "$code" -eq 0 ]; then
-    echo "fuzz_$t: ${runs:-?} inputs in ${seconds} s, no finding"
+    echo "fuzz_$t: ${runs:-?} inputs in ${seconds} s (${cpu} CPU-s), no finding"
   else
     echo "fuzz_$t: FINDING (exit $code): $(ls "$out/findings/$t" | head -3); see $out/$t.log"
   fi

@@ -287,14 +287,37 @@ Metadata metadata_of(TIFF* tif) {
   return m;
 }
 
+// The largest single buffer a file of `file_size` bytes whose layout is `l` can need from libtiff:
+// twice its decoded samples (a strip or tile is at most the image; compression can add a little),
+// or twice the file (tag arrays, compressed strips), and never less than 64 MiB. Without a bound,
+// a few hundred bytes can make libtiff allocate gigabytes for one strip (found by fuzz_tiff).
+tmsize_t allocation_bound(std::uint64_t file_size, const Layout* l) {
+  std::uint64_t bound = std::max<std::uint64_t>(std::uint64_t{64} << 20, 2 * file_size);
+  if (l) {
+    const std::uint64_t sample_bytes = (std::min<std::uint64_t>(l->bps, 64) + 7) / 8;
+    const std::uint64_t samples = std::uint64_t{l->width} * l->height *
+                                  std::min<std::uint64_t>(std::max<std::uint16_t>(l->spp, 4), 16);
+    bound = std::max(bound, 2 * samples * std::max<std::uint64_t>(sample_bytes, 1));
+  }
+  return static_cast<tmsize_t>(
+      std::min<std::uint64_t>(bound, std::numeric_limits<tmsize_t>::max()));
+}
+
 }  // namespace
 
 DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   MemoryFile file{data, nullptr, size, 0};
-  Handle h(file, "rm", std::numeric_limits<tmsize_t>::max());
+  Layout l;
+  {  // The directory first, under a bound from the file's size alone.
+    Handle probe(file, "rm", allocation_bound(size, nullptr));
+    if (!probe.get()) probe.fail("damaged TIFF");
+    l = layout_of(probe.get());
+    check_image_size(l.width, l.height, limits);
+  }
+  file.pos = 0;
+  // Then the pixels, under a bound from the checked size.
+  Handle h(file, "rm", allocation_bound(size, &l));
   if (!h.get()) h.fail("damaged TIFF");
-  Layout l = layout_of(h.get());
-  check_image_size(l.width, l.height, limits);
   DecodedImage result;
   result.format = ImageFormat::kTiff;
   if (direct(l, h.get())) {

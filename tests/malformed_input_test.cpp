@@ -99,3 +99,12 @@ TEST_CASE("every crasher the fuzz targets found is refused or read, never more",
   }
   CHECK(files > 0);
 }
+
+TEST_CASE("a TIFF strip larger than the image could need is refused, not allocated",
+          "[malformed][tiff]") {
+  // fuzz_tiff: 229 bytes declaring a 63239x65 image whose strip made libtiff ask for 2.1 GB;
+  // libtiff's allocations are bounded by what the checked image size can need.
+  const Bytes file = test::read_bytes(std::string(GPUBLUR_CRASHERS_DIR) + "/tiff/oom-strip-2gb.tif");
+  REQUIRE(file.size() == 229);
+  CHECK_THROWS_WITH(decode(file, "x.tif"), Catch::Contains("damaged TIFF"));
+}
