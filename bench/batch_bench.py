@@ -11,6 +11,10 @@ usage: batch_bench.py GPUBLUR WORKDIR [--hd N] [--uhd N] [--formats png,jpg] [--
 JPEG at quality 95). --pool: the pool's processes (default: the cores). --per-file: how many
 files the one-process-per-file row blurs (as many processes at a time as the pool has).
 --rss N,M: also run the batch on N and M 1080p files (drawn as copies) and print its peak RSS.
+--shards K: also time K concurrent `--shard k/K --device cpu` processes (as K Slurm tasks on this
+host, each with cores/K threads) against one such process over all the 1080p files.
+--magick N: also blur the first N 1080p PNGs with ImageMagick (`convert`, if installed) and print
+the output bytes of ImageMagick, OpenCV and gpublur for those N files.
 Needs numpy and cv2. gpublur runs with --no-detach, so the wall time includes its GPU teardown
 and its peak RSS is the worker's (the parent waits for it).
 """
@@ -89,6 +93,38 @@ def run_per_file(gpublur, files, out, processes, extra):
     return time.perf_counter() - start
 
 
+def run_shards(gpublur, src, out, shards, threads):
+    """Seconds for `shards` concurrent processes, each taking its part of src (--shard k/N)."""
+    fresh(out)
+    start = time.perf_counter()
+    procs = [subprocess.Popen([gpublur, src, "-o", out, "--size", str(SIZE), "--sigma", str(SIGMA), "-q",
+                               "--no-detach", "--device", "cpu", "--threads", str(threads)] +
+                              (["--shard", "%d/%d" % (k, shards)] if shards > 1 else []))
+             for k in range(shards)]
+    if any(p.wait() != 0 for p in procs):
+        sys.exit("gpublur --shard failed")
+    return time.perf_counter() - start
+
+
+def magick_sizes(files, workdir):
+    """Output bytes of ImageMagick, OpenCV and gpublur for the same blur of `files`, or None."""
+    import cv2
+    if not shutil.which("convert"):
+        return None
+    sizes = {}
+    for label in ("ImageMagick", "OpenCV", "gpublur"):
+        fresh(os.path.join(workdir, "sizes-" + label))
+    for f in files:
+        name = os.path.basename(f)
+        done = subprocess.run(["convert", f, "-virtual-pixel", "edge", "-gaussian-blur",
+                               "%dx%s" % (SIZE // 2, SIGMA), os.path.join(workdir, "sizes-ImageMagick", name)],
+                              stderr=subprocess.DEVNULL)
+        if done.returncode != 0:  # e.g. a stand-in `convert` without ImageMagick behind it
+            return None
+        opencv_blur((f, os.path.join(workdir, "sizes-OpenCV", name), "png"))
+    return {label: total_bytes(os.path.join(workdir, "sizes-" + label)) for label in ("ImageMagick", "OpenCV")}
+
+
 def run_pool(pool, files, out, ext):
     fresh(out)
     start = time.perf_counter()
@@ -109,6 +145,8 @@ def main():
     parser.add_argument("--device", default="auto")
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--rss", default="")
+    parser.add_argument("--shards", type=int, default=0)
+    parser.add_argument("--magick", type=int, default=0)
     args = parser.parse_args()
     extra = ["--device", args.device] + (["--threads", str(args.threads)] if args.threads else [])
     gpublur = os.path.abspath(args.gpublur)
@@ -156,6 +194,36 @@ def main():
                 seconds, peak = run_batch(gpublur, many, os.path.join(args.workdir, "out-rss"), extra)
                 print("| 1920x1080 | png | gpublur batch of %d files: peak RSS | %.0f MB | %.1f images/s | |" %
                       (n, peak / 1e6, n / seconds))
+        if args.shards > 1:
+            threads = max(1, os.cpu_count() // args.shards)
+            for ext in args.formats.split(","):
+                src = os.path.join(args.workdir, "1920x1080-%s" % ext)
+                count = len(os.listdir(src))
+                one, many = [], []
+                for _ in range(args.rounds):
+                    one.append(count / run_shards(gpublur, src, os.path.join(args.workdir, "out-shards"), 1, threads))
+                    many.append(count / run_shards(gpublur, src, os.path.join(args.workdir, "out-shards"), args.shards,
+                                                   threads))
+                a, b = statistics.median(one), statistics.median(many)
+                print("| 1920x1080 | %s | --device cpu --threads %d: one task %.1f images/s, %d --shard tasks %.1f "
+                      "images/s | %.2fx | |" % (ext, threads, a, args.shards, b, b / a))
+        if args.magick:
+            src = os.path.join(args.workdir, "1920x1080-png")
+            files = sorted(os.path.join(src, f) for f in os.listdir(src))[: args.magick]
+            sizes = magick_sizes(files, args.workdir)
+            if sizes is None:
+                print("| 1920x1080 | png | ImageMagick sizes: `convert` not installed | | | |")
+            else:
+                out = os.path.join(args.workdir, "sizes-gpublur")
+                fresh(out)
+                listed = os.path.join(args.workdir, "sizes-list.txt")
+                with open(listed, "w") as f:
+                    f.write("\n".join(files) + "\n")
+                subprocess.run([gpublur, "--from-list", listed, "-o", out, "--size", str(SIZE), "--sigma",
+                                str(SIGMA), "-q"] + extra, check=True)
+                sizes["gpublur"] = total_bytes(out)
+                print("| 1920x1080 | png | output bytes of %d files: %s | | | |" % (len(files), ", ".join(
+                    "%s %.2f MB" % (k, v / 1e6) for k, v in sizes.items())))
 
 
 if __name__ == "__main__":

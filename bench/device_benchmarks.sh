@@ -5,7 +5,7 @@
 #                with BASE_TREE's gpublur_bench when given (a tree of an earlier commit, built here)
 #   cpu_blur.log the CPU blur on 1 and all cores
 #   batch.log    bench/batch_bench.py: 500 1080p and 100 4K photos, PNG and JPEG, against a
-#                16-process OpenCV pool; peak RSS for 200 and 2000 files
+#                16-process OpenCV pool; peak RSS for 200 and 2000 files; 4 --shard tasks vs one
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=$1
@@ -35,5 +35,5 @@ for round in 1 2; do
 done >"$out/kernel.log" 2>&1
 build/device/gpublur_cpu_blur_bench 5 >"$out/cpu_blur.log" 2>&1
 PYTHONUNBUFFERED=1 python3 bench/batch_bench.py build/device/gpublur /tmp/batch-bench --hd 500 --uhd 100 \
-  --rounds 2 --rss 200,2000 >"$out/batch.log" 2>&1
+  --rounds 2 --rss 200,2000 --shards 4 >"$out/batch.log" 2>&1
 tail -40 "$out/batch.log"
