@@ -66,16 +66,26 @@ def total_bytes(directory):
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(directory) for f in files)
 
 
-def run_batch(gpublur, src, out, extra):
+def run_batch(gpublur, src, out, extra, stages=None):
+    """Seconds and peak RSS of one batch; adds each stage's milliseconds per file (from --json)
+    to `stages` when given."""
     fresh(out)
+    report = os.path.join(os.path.dirname(out), "batch.json")
     start = time.perf_counter()
-    proc = subprocess.Popen([gpublur, src, "-o", out, "--size", str(SIZE), "--sigma", str(SIGMA), "-q",
-                             "--no-detach"] + extra, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
+    with open(report, "w") as lines:
+        proc = subprocess.Popen([gpublur, src, "-o", out, "--size", str(SIZE), "--sigma", str(SIGMA), "-q",
+                                 "--no-detach", "--json"] + extra, stdout=lines, stderr=subprocess.PIPE)
+        _, status, usage = os.wait4(proc.pid, 0)
     seconds = time.perf_counter() - start
     stderr = proc.stderr.read().decode(errors="replace")
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit("gpublur failed: " + stderr[-2000:])
+    if stages is not None:
+        import json
+        for line in open(report):
+            record = json.loads(line)
+            for stage, ms in record.get("ms", {}).items():
+                stages.setdefault(stage, []).append(ms)
     return seconds, usage.ru_maxrss * 1024
 
 
@@ -164,8 +174,10 @@ def main():
                 files = sorted(os.path.join(src, f) for f in os.listdir(src))
                 rows = {"gpublur batch": [], "OpenCV pool": []}
                 rss = 0
+                stages = {}
                 for _ in range(args.rounds):  # alternating, so drift hits both alike
-                    seconds, peak = run_batch(gpublur, src, os.path.join(args.workdir, "out-gpublur"), extra)
+                    seconds, peak = run_batch(gpublur, src, os.path.join(args.workdir, "out-gpublur"), extra,
+                                              stages)
                     rows["gpublur batch"].append(count / seconds)
                     rss = max(rss, peak)
                     rows["OpenCV pool"].append(count / run_pool(pool, files, os.path.join(args.workdir, "out-pool"), ext))
@@ -181,6 +193,9 @@ def main():
                     mb = "%.1f" % (sizes[label] / 1e6) if label in sizes else "-"
                     print("| %s | %s | %s | %.1f | %.2f | %s |" % (name, ext, label, rate, rate / pool_rate, mb))
                 print("| %s | %s | gpublur batch peak RSS | %.0f MB | | |" % (name, ext, rss / 1e6))
+                print("| %s | %s | gpublur batch, ms per file in each stage (mean; GPU stages include waiting "
+                      "for a stack) | %s | | |" % (name, ext, ", ".join(
+                          "%s %.1f" % (k, statistics.mean(v)) for k, v in stages.items())))
                 sys.stdout.flush()
         if args.rss:
             src = os.path.join(args.workdir, "1920x1080-png")

@@ -139,12 +139,15 @@ void remove_temporary_files() noexcept {
   }
 }
 
-void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes,
+                           Durability durability) {
   const mode_t mode = mode_for_new_file(path);
   TempFile temp(path);
   write_all(temp.fd(), bytes, path);
   if (::fchmod(temp.fd(), mode) != 0) throw_errno("cannot set the mode of", path, errno);
-  if (::fsync(temp.fd()) != 0) throw_errno("cannot write", path, errno);
+  if (durability == Durability::kFlushed && ::fsync(temp.fd()) != 0) {
+    throw_errno("cannot write", path, errno);
+  }
   temp.close_checked(path);
   if (::rename(temp.path().c_str(), path.c_str()) != 0) throw_errno("cannot replace", path, errno);
   temp.release();

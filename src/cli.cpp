@@ -207,6 +207,10 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
   app.add_flag("--skip-existing", r.skip_existing,
                "Leave alone outputs that exist (whole: outputs are written atomically), to resume "
                "an interrupted batch");
+  app.add_flag("--fsync", r.fsync,
+               "Flush each output to disk before it takes its name, so it survives a crash of the "
+               "machine too (slower on most storage; without it an output is whole after any end "
+               "of gpublur itself, as with cp)");
   app.add_option("--threads", r.threads,
                  "CPU threads for decoding, encoding and CPU blurs (default: all)");
   app.add_option(

@@ -90,7 +90,7 @@ std::vector<std::uint8_t> encode_for_path(const Raster<Sample>& image, const std
 template <typename Sample>
 void write_image(const Raster<Sample>& image, const std::string& path, const EncodeOptions& options,
                  const Metadata& metadata) {
-  write_file_atomically(path, encode_for_path(image, path, options, metadata));
+  write_file_atomically(path, encode_for_path(image, path, options, metadata), Durability::kRenamed);
 }
 
 #define GPUBLUR_INSTANTIATE(Sample)                                                             \

@@ -139,7 +139,8 @@ std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeO
   return encode_image(f.image, job.format, options, metadata);
 }
 
-void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
+                  Durability durability) {
   if (path == "-") {
     std::cout.write(reinterpret_cast<const char*>(bytes.data()),
                     static_cast<std::streamsize>(bytes.size()));
@@ -152,7 +153,7 @@ void write_output(const std::string& path, const std::vector<std::uint8_t>& byte
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
   if (error)
     throw IoError("cannot create '" + printable(parent.string()) + "': " + error.message());
-  write_file_atomically(path, bytes);
+  write_file_atomically(path, bytes, durability);
 }
 
 void finish_and_write(Item& item, const PipelineSettings& s) {
@@ -178,7 +179,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
     return;
   }
   start = Clock::now();
-  write_output(r.job.output, bytes);
+  write_output(r.job.output, bytes, s.durability);
   r.stages.emplace_back("write", ms_since(start));
 }
 

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "atomic_file.hpp"
 #include "blur_device.hpp"
 #include "blur_parameters.hpp"
 #include "decode_limits.hpp"
@@ -28,6 +29,7 @@ struct PipelineSettings {
   DecodeLimits limits;
   bool strip_metadata = false;  // write no ICC profile, EXIF or density
   bool skip_existing = false;   // a job whose output existed when planned is skipped
+  Durability durability = Durability::kRenamed;  // --fsync: kFlushed
   unsigned threads = 0;         // CPU threads (0: all the process may use)
   /// Decoded images in flight stop growing past this many bytes (one image is always let in).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;

@@ -40,6 +40,7 @@ struct Request {
   std::optional<ImageFormat> format;  // --format: convert outputs (needed to write to stdout)
   std::optional<Shard> shard;  // a batch: only this part of it
   bool skip_existing = false;
+  bool fsync = false;  // flush each output to disk before it takes its name
   bool strip = false;  // write no metadata
   DecodeLimits limits;
 

@@ -48,7 +48,8 @@ void write_text(const std::string& path, const std::string& text, std::ostream& 
     out.flush();
     return;
   }
-  write_file_atomically(path, std::vector<std::uint8_t>(text.begin(), text.end()));
+  write_file_atomically(path, std::vector<std::uint8_t>(text.begin(), text.end()),
+                        Durability::kRenamed);
 }
 
 std::string taps_text(const AxisSize& a) {
@@ -192,6 +193,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   settings.limits = r.limits;
   settings.strip_metadata = r.strip;
   settings.skip_existing = r.skip_existing;
+  settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
   {
     const StopSignals signals;

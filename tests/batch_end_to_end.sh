@@ -81,6 +81,10 @@ while read -r input; do
 done < <(find "$work/in" -type f ! -path "*/broken/*" ! -name "*.txt" | sort)
 check '[ "$same" -eq 300 ]' "batch outputs identical to single-file runs: $same of 300"
 
+# --fsync flushes each output before its rename: the same bytes.
+"$bin" "$work/in/a" -o "$work/flushed" --sigma 1.5 --fsync -q 2>/dev/null
+check 'diff -r "$work/flushed" "$work/out/a" >/dev/null' "--fsync writes the same outputs"
+
 # Conflicts are found before any work: nothing is written.
 mkdir -p "$work/other"
 cp "$work/in/a/img000.png" "$work/other/img000.png"

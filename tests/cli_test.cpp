@@ -156,7 +156,8 @@ TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
   const Request r = request(
       {"a.png",           "dir",     "-o",      "out",       "-r",          "--format",  "jpg",
        "--skip-existing", "--sigma", "2",       "--threads", "3",           "--devices", "0,0,1",
-       "--max-pixels",    "1000",    "--strip", "-q",        "--from-list", "-"});
+       "--max-pixels",    "1000",    "--strip", "-q",        "--from-list", "-",
+       "--fsync"});
   CHECK_FALSE(r.single);
   CHECK(r.action == Request::Action::kBlur);
   CHECK(r.batch.paths == std::vector<std::string>{"a.png", "dir"});
@@ -166,6 +167,8 @@ TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
   CHECK(r.format == ImageFormat::kJpeg);
   CHECK(r.batch.format == ImageFormat::kJpeg);
   CHECK(r.skip_existing);
+  CHECK(r.fsync);
+  CHECK_FALSE(request({"a.png", "-o", "out", "--sigma", "2"}).fsync);
   CHECK(r.threads == 3);
   CHECK(r.devices == std::vector<int>{0, 0, 1});
   CHECK(r.limits.max_pixels == 1000);
