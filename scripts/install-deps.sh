@@ -9,6 +9,7 @@ set -euo pipefail
 packages=(cmake g++ pkg-config libcli11-dev catch2 nettle-dev libtbb-dev
   liblodepng-dev libdeflate-dev libjpeg62-turbo-dev libwebp-dev libtiff-dev libgif-dev  # codecs
   libstb-dev libpng-dev    # tests only: second decoders the codecs are held to
+  python3-dev python3-venv  # the Python package (pip install .)
   python3-scipy python3-opencv)  # tests comparing with SciPy and OpenCV
 if [ "${1:-}" = "--test" ]; then
   packages+=(clang-14 libclang-rt-14-dev  # fuzz/: libFuzzer with AddressSanitizer and UBSan

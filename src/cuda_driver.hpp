@@ -27,12 +27,15 @@ namespace gpublur::cuda {
   X(cuDevicePrimaryCtxRetain)     \
   X(cuDevicePrimaryCtxRelease)    \
   X(cuCtxSetCurrent)              \
+  X(cuCtxGetCurrent)              \
   X(cuModuleLoadData)             \
   X(cuModuleUnload)               \
   X(cuModuleGetFunction)          \
   X(cuFuncSetAttribute)           \
   X(cuMemAlloc)                   \
   X(cuMemFree)                    \
+  X(cuMemAllocAsync)              \
+  X(cuMemFreeAsync)               \
   X(cuMemHostRegister)            \
   X(cuMemHostUnregister)          \
   X(cuMemcpyHtoDAsync)            \
@@ -47,7 +50,8 @@ namespace gpublur::cuda {
   X(cuEventRecord)                \
   X(cuEventSynchronize)           \
   X(cuEventElapsedTime)           \
-  X(cuLaunchKernel)
+  X(cuLaunchKernel)               \
+  X(cuPointerGetAttribute)
 
 /// The entry points, each with the signature decltype gives the cuda.h declaration: that of the
 /// version cuda.h maps it to (cuMemAlloc -> cuMemAlloc_v2, ...), which is the version

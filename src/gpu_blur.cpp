@@ -102,6 +102,14 @@ std::vector<GpuInfo> probe_gpus(std::string& why) {
   return gpus;
 }
 
+int device_of_pointer(std::uintptr_t pointer) {
+  int ordinal = -1;
+  GB_CU_CHECK(cuda::api().cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+                                                static_cast<CUdeviceptr>(pointer)),
+              "finding the GPU of an array");
+  return ordinal;
+}
+
 std::optional<GpuInfo> probe_gpu(std::string& why) {
   std::vector<GpuInfo> gpus = probe_gpus(why);
   if (gpus.empty()) return std::nullopt;
@@ -255,6 +263,136 @@ GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const 
   times.kernel_ms = computed.elapsed_since(uploaded);
   times.download_ms = stop.elapsed_since(computed);
   return times;
+}
+
+namespace {
+
+std::size_t sample_bytes(SampleFormat format) {
+  return format == SampleFormat::k8 ? 1 : format == SampleFormat::k16 ? 2 : 4;
+}
+
+// Whether the kernels can read or write `stack` where it is: 16-byte accesses need every row to
+// start on a 16-byte boundary, and rows whose bytes are not a multiple of 16 would be read or
+// written past their end; a stack is one image after another.
+bool addressable(const DeviceStack& stack, std::size_t row_bytes, int height) {
+  return stack.pointer % 16 == 0 && stack.pitch % 16 == 0 && row_bytes % 16 == 0 &&
+         stack.image_pitch == stack.pitch * static_cast<std::size_t>(height);
+}
+
+bool overlap(const DeviceStack& a, const DeviceStack& b, std::size_t bytes_a, std::size_t bytes_b) {
+  return a.pointer < b.pointer + bytes_b && b.pointer < a.pointer + bytes_a;
+}
+
+// The calling thread's current context, put back when this goes (a framework's context may be
+// current; ours is the device's primary context, which CuPy and PyTorch share).
+class CurrentContextRestorer {
+ public:
+  CurrentContextRestorer() { GB_CU_CHECK(cuda::api().cuCtxGetCurrent(&saved_), "querying the context"); }
+  ~CurrentContextRestorer() { cuda::api().cuCtxSetCurrent(saved_); }
+  CurrentContextRestorer(const CurrentContextRestorer&) = delete;
+  CurrentContextRestorer& operator=(const CurrentContextRestorer&) = delete;
+
+ private:
+  CUcontext saved_ = nullptr;
+};
+
+// Device memory allocated and freed in stream order (cuMemAllocAsync): a later call on another
+// stream cannot reuse it before this call's work is done.
+class StreamBuffer {
+ public:
+  StreamBuffer(std::size_t bytes, CUstream stream) : stream_(stream) {
+    if (bytes) GB_CU_CHECK(cuda::api().cuMemAllocAsync(&pointer_, bytes, stream), "allocating GPU memory");
+  }
+  ~StreamBuffer() {
+    if (pointer_) cuda::api().cuMemFreeAsync(pointer_, stream_);
+  }
+  StreamBuffer(const StreamBuffer&) = delete;
+  StreamBuffer& operator=(const StreamBuffer&) = delete;
+  CUdeviceptr get() const { return pointer_; }
+
+ private:
+  CUdeviceptr pointer_ = 0;
+  CUstream stream_;
+};
+
+// Copies `rows` rows of `row_bytes` between device stacks of other pitches, on `stream`.
+void copy_rows(CUdeviceptr from, std::size_t from_pitch, CUdeviceptr to, std::size_t to_pitch,
+               std::size_t row_bytes, std::size_t rows, CUstream stream) {
+  CUDA_MEMCPY2D copy{};
+  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.srcDevice = from;
+  copy.srcPitch = from_pitch;
+  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+  copy.dstDevice = to;
+  copy.dstPitch = to_pitch;
+  copy.WidthInBytes = row_bytes;
+  copy.Height = rows;
+  GB_CU_CHECK(cuda::api().cuMemcpy2DAsync(&copy, stream), "copying rows on the GPU");
+}
+
+// The most images of one launch, from the count down (launch_dims refuses a stack past the
+// grid's layers).
+int images_per_launch(const GeneratedKernel& kernel, int width, int height, int sm_count,
+                      int images) {
+  for (int n = images;; n = (n + 1) / 2) {
+    try {
+      launch_dims(kernel, width, height, sm_count, n);
+      return n;
+    } catch (const InternalError&) {
+      if (n == 1) throw;
+    }
+  }
+}
+
+}  // namespace
+
+void GpuKernel::blur_on_stream(const DeviceStack& in, const DeviceStack& out, int width,
+                               int height, int images, std::uintptr_t stream_handle) const {
+  const GeneratedKernel& kernel = kernel_;
+  if (width < 1 || height < 1 || images < 1) return;
+  const auto stream = reinterpret_cast<CUstream>(stream_handle);
+  const auto rows = static_cast<std::size_t>(height);
+  const std::size_t row_bytes = checked_mul(static_cast<std::size_t>(width) *
+                                                static_cast<std::size_t>(kernel.channels),
+                                            sample_bytes(kernel.format));
+  const auto count = static_cast<std::size_t>(images);
+  const std::size_t in_bytes = checked_mul(in.image_pitch, count - 1) + in.pitch * (rows - 1) + row_bytes;
+  const std::size_t out_bytes = checked_mul(out.image_pitch, count - 1) + out.pitch * (rows - 1) + row_bytes;
+  const CurrentContextRestorer restore;
+  GpuSessionAccess::context(session_).make_current();
+  const int per_launch = images_per_launch(kernel, width, height, session_.info().sm_count, images);
+  const std::size_t pitch = device_pitch(row_bytes);
+  const std::size_t chunk_bytes = checked_mul(pitch * rows, static_cast<std::size_t>(per_launch));
+  const bool direct_in = addressable(in, row_bytes, height) && !overlap(in, out, in_bytes, out_bytes);
+  const bool direct_out = addressable(out, row_bytes, height);
+  const StreamBuffer staged_in(direct_in ? 0 : chunk_bytes, stream);
+  const StreamBuffer staged_out(direct_out ? 0 : chunk_bytes, stream);
+  const StreamBuffer scratch(blur_scratch_bytes(kernel, width, height, per_launch), stream);
+  for (int first = 0; first < images; first += per_launch) {
+    const int n = std::min(per_launch, images - first);
+    const auto index = static_cast<std::size_t>(first);
+    DeviceImage source{in.pointer + index * in.image_pitch, static_cast<int>(in.pitch)};
+    DeviceImage result{out.pointer + index * out.image_pitch, static_cast<int>(out.pitch)};
+    if (!direct_in) {
+      for (int i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        copy_rows(source.pointer + k * in.image_pitch, in.pitch,
+                  staged_in.get() + k * pitch * rows, pitch, row_bytes, rows, stream);
+      }
+      source = {staged_in.get(), static_cast<int>(pitch)};
+    }
+    if (!direct_out) result = {staged_out.get(), static_cast<int>(pitch)};
+    const LaunchDims dims = launch_dims(kernel, width, height, session_.info().sm_count, n);
+    launch_blur(kernel, impl_->functions, dims, source, result, width, height, n,
+                scratch.get(), stream);
+    if (!direct_out) {
+      for (int i = 0; i < n; ++i) {
+        const auto k = static_cast<std::size_t>(i);
+        copy_rows(staged_out.get() + k * pitch * rows, pitch,
+                  out.pointer + (index + k) * out.image_pitch, out.pitch, row_bytes, rows, stream);
+      }
+    }
+  }
 }
 
 template <typename Sample>

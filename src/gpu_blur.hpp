@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,10 @@ std::optional<GpuInfo> probe_gpu(std::string& why);
 /// a context until that teardown ends, so there the process ends before its caller goes on.
 bool opened_shared_gpu_context();
 
+/// The ordinal of the GPU whose memory `pointer` (a device address) is in. Throws CudaError
+/// for an address the driver does not know.
+int device_of_pointer(std::uintptr_t pointer);
+
 /// "CUDA 13.0" from 13000.
 std::string driver_version_string(int version);
 
@@ -72,6 +77,16 @@ struct GpuTimes {
   float download_ms = 0;  // CUDA events
 };
 
+/// Images that are already on a GPU, in memory the caller owns (a CuPy array, a PyTorch
+/// tensor): `images` images of width x height pixels of the kernel's channels and samples, rows
+/// `pitch` bytes apart, image i `image_pitch` bytes after image i - 1. Addresses as integers, so
+/// this header needs no CUDA types.
+struct DeviceStack {
+  std::uintptr_t pointer = 0;
+  std::size_t pitch = 0;
+  std::size_t image_pitch = 0;
+};
+
 /// A compiled blur loaded into a session's context. Loading is where the driver accepts or
 /// rejects the binary (a stale cached kernel is rejected here, before any image is touched).
 class GpuKernel {
@@ -97,6 +112,15 @@ class GpuKernel {
   /// images' shapes differ or the stack does not fit one launch (launch_dims).
   template <typename Sample>
   GpuTimes blur_in_place(std::vector<Raster<Sample>>& images) const;
+
+  /// Enqueues the blur of `in` into `out` (both on the kernel's GPU) on `stream` (a CUstream as an
+  /// integer; 0: the legacy default stream) and returns without waiting: the result is there for
+  /// whatever the caller orders after it on that stream. Rows the kernels cannot address directly
+  /// (not 16-byte aligned, a stack whose images are not one after another) and an `out` that
+  /// overlaps `in` go through stream-ordered scratch copies. The caller's current context is left
+  /// as it was. Throws CudaError.
+  void blur_on_stream(const DeviceStack& in, const DeviceStack& out, int width, int height,
+                      int images, std::uintptr_t stream) const;
 
  private:
   template <typename Sample>

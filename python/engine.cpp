@@ -1,0 +1,407 @@
+// engine.cpp — the C++ side of `import gpublur` (nanobind): the command line's library behind
+// Python calls, with no second implementation. Python (gpublur/__init__.py) finds each array's
+// address, shape, strides, device and stream; this file parses the blur's parameters with the
+// command line's own parser (so a refusal reads as the command line says it), keeps GPU sessions
+// and loaded kernels across calls, and blurs: host arrays through the same prepare / blur / finish
+// steps as a file (CPU or GPU), device arrays where they are, on the caller's stream.
+//
+// nanobind rather than pybind11: smaller and faster bindings (a cached call is a few
+// microseconds), and its ndarray reads DLPack, so any framework's array can be taken apart here.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/function.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <streambuf>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "atomic_file.hpp"
+#include "cli.hpp"
+#include "cpu_blur.hpp"
+#include "errors.hpp"
+#include "gpu_blur.hpp"
+#include "image_decode.hpp"
+#include "image_encode.hpp"
+#include "kernel_library.hpp"
+#include "prepared_image.hpp"
+#include "run.hpp"
+
+namespace nb = nanobind;
+using namespace gpublur;
+
+namespace {
+
+// ---- parameters: the command line's parser and its words -----------------------------------
+
+// The message of a command line the parser refused, without the "gpublur: error: " it prints.
+std::string refusal(const std::string& printed) {
+  std::string text = printed;
+  const std::string prefix = "gpublur: error: ";
+  if (text.rfind(prefix, 0) == 0) text = text.substr(prefix.size());
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+// Parses `args` (options as the command line takes them) after `words` (inputs and outputs).
+Request parse(std::vector<std::string> words, const std::vector<std::string>& args) {
+  words.insert(words.begin(), "gpublur");
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<const char*> argv;
+  for (const std::string& w : words) argv.push_back(w.c_str());
+  std::ostringstream out, err;
+  ParseResult parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
+  if (!parsed.request) throw UsageError(refusal(err.str()));
+  return std::move(*parsed.request);
+}
+
+// ---- the GPUs --------------------------------------------------------------------------------
+
+struct Gpus {
+  std::once_flag probed;
+  std::vector<GpuInfo> info;
+  std::string why;  // why there is none
+  std::mutex mutex;
+  std::map<int, std::unique_ptr<GpuSession>> sessions;  // by ordinal, opened on first use
+};
+
+Gpus& gpus() {
+  static Gpus* g = new Gpus;  // never destroyed: contexts stay until the process exits
+  std::call_once(g->probed, [] { g->info = probe_gpus(g->why); });
+  return *g;
+}
+
+GpuSession& session(int ordinal) {
+  Gpus& g = gpus();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  if (ordinal < 0 || static_cast<std::size_t>(ordinal) >= g.info.size()) {
+    throw UsageError(g.info.empty() ? "no usable GPU: " + g.why
+                                    : "no GPU " + std::to_string(ordinal) + " (" +
+                                          std::to_string(g.info.size()) + " visible)");
+  }
+  auto& s = g.sessions[ordinal];
+  if (!s) s = std::make_unique<GpuSession>(g.info[static_cast<std::size_t>(ordinal)]);
+  return *s;
+}
+
+SampleFormat sample_format(int bits) {
+  return bits == 8 ? SampleFormat::k8 : bits == 16 ? SampleFormat::k16 : SampleFormat::kFloat;
+}
+
+// ---- one set of blur parameters --------------------------------------------------------------
+
+class Blurrer {
+ public:
+  explicit Blurrer(const std::vector<std::string>& args)
+      : request_(parse({"in.png", "out.png"}, args)),
+        library_(KernelChoices{request_.kernel, request_.target, std::nullopt,
+                               !request_.no_cache, request_.cache_dir},
+                 [this](const std::string& line, bool warning) {
+                   std::lock_guard<std::mutex> lock(messages_mutex_);
+                   messages_.emplace_back(warning, line);
+                 }) {}
+
+  /// What the kernel library said since the last call: (warning, line) pairs.
+  std::vector<std::pair<bool, std::string>> messages() {
+    std::lock_guard<std::mutex> lock(messages_mutex_);
+    return std::exchange(messages_, {});
+  }
+
+  /// Arrays on a GPU: `n` images of h x w x c samples of `bits`, blurred from `in` into `out` on
+  /// `stream`. `transparent`: some alpha below its maximum (the caller looked), which makes the
+  /// blur premultiplied as the command line's is.
+  void device(std::uintptr_t in, std::size_t in_pitch, std::size_t in_image_pitch,
+              std::uintptr_t out, std::size_t out_pitch, std::size_t out_image_pitch, int n, int h,
+              int w, int c, int bits, int ordinal, std::uintptr_t stream, bool transparent) {
+    if (request_.blur.linear) {
+      throw UsageError(
+          "linear=True converts sRGB on the CPU: give a NumPy array, or convert a GPU array to "
+          "linear light first");
+    }
+    check_shape(w, h, c);
+    BlurSpec spec = make_blur_spec(request_.blur, c);
+    spec.premultiplied = bits != 32 && request_.blur.alpha == AlphaMode::kPremultiplied &&
+                         (c == 2 || c == 4) && transparent;
+    const std::string key = "c" + std::to_string(c) + "-b" + std::to_string(bits) +
+                            (spec.premultiplied ? "-premultiplied" : "");
+    const GpuKernel& kernel = loaded(ordinal, key, spec, sample_format(bits));
+    kernel.blur_on_stream({in, in_pitch, in_image_pitch}, {out, out_pitch, out_image_pitch}, w, h,
+                          n, stream);
+  }
+
+  /// Host arrays, as one file each: prepare_image's decisions, the blur on `ordinal`'s GPU (one
+  /// launch per run of images needing the same kernel) or on the CPU (`ordinal` < 0), then
+  /// finish_image. `in` and `out` hold n * h * w * c contiguous samples of `bits`.
+  void host(const void* in, void* out, int n, int h, int w, int c, int bits, int ordinal,
+            unsigned threads) {
+    check_shape(w, h, c);
+    const std::size_t samples = static_cast<std::size_t>(h) * static_cast<std::size_t>(w) *
+                                static_cast<std::size_t>(c);
+    const std::size_t bytes = samples * static_cast<std::size_t>(bits / 8);
+    const ImageFormat holds = bits == 32 ? ImageFormat::kHdr : ImageFormat::kPng;
+    std::vector<PreparedImage> prepared;
+    prepared.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const auto* image = static_cast<const std::uint8_t*>(in) + static_cast<std::size_t>(i) * bytes;
+      DecodedImage d;
+      d.bits = bits;
+      if (bits == 8) d.image = make_raster_from(image, w, h, c);
+      if (bits == 16) {
+        d.image16 = make_raster_from(reinterpret_cast<const std::uint16_t*>(image), w, h, c);
+      }
+      if (bits == 32) d.imagef = make_raster_from(reinterpret_cast<const float*>(image), w, h, c);
+      prepared.push_back(prepare_image(std::move(d), request_.blur, holds));
+    }
+    for (std::size_t first = 0; first < prepared.size();) {
+      std::size_t end = first + 1;  // a run of images that take the same kernel
+      while (end < prepared.size() && kernel_key(prepared[end]) == kernel_key(prepared[first])) ++end;
+      if (ordinal >= 0) {
+        blur_run_on_gpu(prepared, first, end, ordinal);
+      } else {
+        for (std::size_t i = first; i < end; ++i) blur_on_cpu_in_place(prepared[i], threads);
+      }
+      first = end;
+    }
+    for (int i = 0; i < n; ++i) {
+      FinishedImage f = finish_image(std::move(prepared[static_cast<std::size_t>(i)]));
+      auto* to = static_cast<std::uint8_t*>(out) + static_cast<std::size_t>(i) * bytes;
+      const void* from = f.bits == 8    ? static_cast<const void*>(f.image.pixels.data())
+                         : f.bits == 16 ? static_cast<const void*>(f.image16.pixels.data())
+                                        : static_cast<const void*>(f.imagef.pixels.data());
+      std::memcpy(to, from, bytes);
+    }
+  }
+
+ private:
+  const GpuKernel& loaded(int ordinal, const std::string& key, const BlurSpec& spec,
+                          SampleFormat format) {
+    std::lock_guard<std::mutex> lock(kernels_mutex_);
+    const std::string where = std::to_string(ordinal) + "/" + key;
+    if (auto it = kernels_.find(where); it != kernels_.end()) return *it->second.kernel;
+    GpuSession& s = session(ordinal);
+    Loaded entry;
+    entry.blur = library_.get(key, spec, format, s.info().arch);
+    try {
+      entry.kernel = std::make_unique<GpuKernel>(s, entry.blur->kernel, entry.blur->cache.compiled);
+    } catch (const CudaError&) {
+      // A cached kernel the driver rejects (written by a build it no longer accepts) is a miss.
+      if (!entry.blur->cache.hit) throw;
+      entry.blur = library_.recompile(key, spec, format, s.info().arch);
+      entry.kernel = std::make_unique<GpuKernel>(s, entry.blur->kernel, entry.blur->cache.compiled);
+    }
+    return *kernels_.emplace(where, std::move(entry)).first->second.kernel;
+  }
+
+  template <typename Sample>
+  static std::vector<Raster<Sample>> take(std::vector<PreparedImage>& p, std::size_t first,
+                                          std::size_t end, Raster<Sample> PreparedImage::*field) {
+    std::vector<Raster<Sample>> images;
+    for (std::size_t i = first; i < end; ++i) images.push_back(std::move(p[i].*field));
+    return images;
+  }
+  template <typename Sample>
+  static void give(std::vector<Raster<Sample>>& images, std::vector<PreparedImage>& p,
+                   std::size_t first, Raster<Sample> PreparedImage::*field) {
+    for (std::size_t i = 0; i < images.size(); ++i) p[first + i].*field = std::move(images[i]);
+  }
+  template <typename Sample>
+  void stack_on_gpu(std::vector<PreparedImage>& p, std::size_t first, std::size_t end,
+                    Raster<Sample> PreparedImage::*field, const GpuKernel& kernel) {
+    std::vector<Raster<Sample>> images = take(p, first, end, field);
+    kernel.blur_in_place(images);
+    give(images, p, first, field);
+  }
+
+  void blur_run_on_gpu(std::vector<PreparedImage>& p, std::size_t first, std::size_t end,
+                       int ordinal) {
+    const PreparedImage& one = p[first];
+    const GpuKernel& kernel = loaded(ordinal, kernel_key(one), one.spec, one.format);
+    if (one.format == SampleFormat::k8) stack_on_gpu(p, first, end, &PreparedImage::image, kernel);
+    if (one.format == SampleFormat::k16) stack_on_gpu(p, first, end, &PreparedImage::image16, kernel);
+    if (one.format == SampleFormat::kFloat) stack_on_gpu(p, first, end, &PreparedImage::imagef, kernel);
+  }
+
+  static void blur_on_cpu_in_place(PreparedImage& p, unsigned threads) {
+    if (p.format == SampleFormat::k8) p.image = blur_on_cpu(p.image, p.spec, threads);
+    if (p.format == SampleFormat::k16) p.image16 = blur_on_cpu(p.image16, p.spec, threads);
+    if (p.format == SampleFormat::kFloat) p.imagef = blur_on_cpu(p.imagef, p.spec, threads);
+  }
+
+  struct Loaded {
+    std::shared_ptr<const CompiledBlur> blur;
+    std::unique_ptr<GpuKernel> kernel;
+  };
+  Request request_;
+  std::mutex messages_mutex_;
+  std::vector<std::pair<bool, std::string>> messages_;
+  KernelLibrary library_;
+  std::mutex kernels_mutex_;
+  std::map<std::string, Loaded> kernels_;
+};
+
+// ---- files -----------------------------------------------------------------------------------
+
+template <typename Sample>
+nb::ndarray<nb::numpy> to_numpy(Raster<Sample>&& image) {
+  auto* owner = new std::vector<Sample>(std::move(image.pixels));
+  nb::capsule free_it(owner, [](void* p) noexcept { delete static_cast<std::vector<Sample>*>(p); });
+  const std::size_t shape[3] = {static_cast<std::size_t>(image.height),
+                                static_cast<std::size_t>(image.width),
+                                static_cast<std::size_t>(image.channels)};
+  return nb::ndarray<nb::numpy>(owner->data(), 3, shape, free_it, nullptr, nb::dtype<Sample>());
+}
+
+nb::ndarray<nb::numpy> read_array(const std::string& path, std::uint64_t max_pixels) {
+  DecodedImage d;
+  {
+    nb::gil_scoped_release release;
+    d = read_image(path, DecodeLimits{max_pixels});
+  }
+  if (d.bits == 16) return to_numpy(std::move(d.image16));
+  if (d.bits == 32) return to_numpy(std::move(d.imagef));
+  return to_numpy(std::move(d.image));
+}
+
+// Writes h x w x c samples of `bits` at `data` to `path`, in the format its extension names.
+void write_array(const std::string& path, std::uintptr_t data, int h, int w, int c, int bits,
+           const std::vector<std::string>& args) {
+  check_shape(w, h, c);
+  const Request options = parse({"in.png", "out.png"}, args);
+  nb::gil_scoped_release release;
+  std::vector<std::uint8_t> bytes;
+  if (bits == 8) {
+    bytes = encode_for_path(make_raster_from(reinterpret_cast<const std::uint8_t*>(data), w, h, c),
+                            path, options.write, {});
+  } else if (bits == 16) {
+    bytes = encode_for_path(make_raster_from(reinterpret_cast<const std::uint16_t*>(data), w, h, c),
+                            path, options.write, {});
+  } else {
+    bytes = encode_for_path(make_raster_from(reinterpret_cast<const float*>(data), w, h, c), path,
+                            options.write, {});
+  }
+  write_file_atomically(path, bytes, Durability::kRenamed);
+}
+
+// A stream that hands each complete line to `line` (the --json records of a batch).
+class LineBuffer : public std::streambuf {
+ public:
+  explicit LineBuffer(std::function<void(const std::string&)> line) : line_(std::move(line)) {}
+
+ protected:
+  int overflow(int ch) override {
+    if (ch == traits_type::eof()) return 0;
+    if (ch == '\n') {
+      line_(pending_);
+      pending_.clear();
+    } else {
+      pending_.push_back(static_cast<char>(ch));
+    }
+    return ch;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    for (std::streamsize i = 0; i < n; ++i) overflow(static_cast<unsigned char>(s[i]));
+    return n;
+  }
+
+ private:
+  std::function<void(const std::string&)> line_;
+  std::string pending_;
+};
+
+// A batch, as the command line runs it: `words` are the inputs and options (with -o DIR). Every
+// --json line goes to `on_line` (with the GIL held) as it is written. Returns the exit code and
+// what was said on stderr.
+std::pair<int, std::string> run_batch(const std::vector<std::string>& words,
+                                      const std::function<void(const std::string&)>& on_line) {
+  const Request request = parse(words, {"--json", "--quiet"});
+  std::mutex mutex;  // lines come from the pipeline's threads
+  LineBuffer lines([&](const std::string& line) {
+    std::lock_guard<std::mutex> lock(mutex);
+    nb::gil_scoped_acquire acquire;
+    on_line(line);
+  });
+  std::ostream out(&lines);
+  std::ostringstream err;
+  int code = 0;
+  {
+    nb::gil_scoped_release release;
+    code = run(request, out, err, ContextAtEnd::kRelease);
+  }
+  return {code, err.str()};
+}
+
+// (address, shape, strides in bytes, dtype code/bits/lanes, device type, device id) of anything
+// with __dlpack__, for the arrays whose framework Python does not know.
+nb::tuple dlpack_view(nb::ndarray<> a) {
+  std::vector<std::size_t> shape;
+  std::vector<std::int64_t> strides;
+  const std::int64_t item = a.dtype().bits / 8;
+  for (std::size_t i = 0; i < a.ndim(); ++i) {
+    shape.push_back(a.shape(i));
+    strides.push_back(a.stride(i) * item);
+  }
+  return nb::make_tuple(reinterpret_cast<std::uintptr_t>(a.data()), shape, strides,
+                        static_cast<int>(a.dtype().code), static_cast<int>(a.dtype().bits),
+                        a.device_type(), a.device_id());
+}
+
+}  // namespace
+
+NB_MODULE(_engine, m) {
+  m.doc() = "gpublur's C++ engine; use the gpublur package's functions.";
+
+  // gpublur's errors as Python's: a request that cannot be done (the command line's words) is a
+  // ValueError; a file that cannot be read or written an OSError; the GPU's own failures are
+  // RuntimeError.
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const UsageError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const IoError& e) {
+      PyErr_SetString(PyExc_OSError, e.what());
+    } catch (const Error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
+
+  nb::class_<Blurrer>(m, "Blurrer")
+      .def(nb::init<const std::vector<std::string>&>(), nb::arg("args"))
+      .def("messages", &Blurrer::messages)
+      .def("device", &Blurrer::device)
+      .def(
+          "host",
+          [](Blurrer& b, std::uintptr_t in, std::uintptr_t out, int n, int h, int w, int c,
+             int bits, int ordinal, unsigned threads) {
+            nb::gil_scoped_release release;
+            b.host(reinterpret_cast<const void*>(in), reinterpret_cast<void*>(out), n, h, w, c,
+                   bits, ordinal, threads);
+          });
+
+  m.def("gpus", [] {
+    std::vector<std::tuple<int, std::string, std::string>> list;
+    for (const GpuInfo& g : gpus().info) list.emplace_back(g.ordinal, g.name, g.arch.sm());
+    return std::make_pair(list, gpus().why);
+  });
+  m.def("device_of", [](std::uintptr_t pointer) {
+    if (gpus().info.empty()) throw UsageError("a CUDA array, but no usable GPU: " + gpus().why);
+    return device_of_pointer(pointer);
+  });
+  m.def("read", &read_array, nb::arg("path"), nb::arg("max_pixels"));
+  m.def("write", &write_array);
+  m.def("run_batch", &run_batch);
+  m.def("dlpack_view", &dlpack_view);
+  m.def("version", [] { return std::string(GPUBLUR_VERSION); });
+}
