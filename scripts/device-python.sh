@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# device-python.sh DEPS_PREFIX — the Python package on the device machine (no package registry):
+# `pip install .` into the machine's Python with its own scikit-build-core and nanobind
+# (--no-build-isolation) against the dependencies unpacked under DEPS_PREFIX (device-deps.sh),
+# kornia from .carry/wheels when carried (pip download kornia kornia_rs), then the Python tests
+# (GPU cases included) and bench/python_bench.py. Logs under $OUT.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+prefix=$1
+out=${OUT:-build/device-python}
+mkdir -p "$out"
+export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH=/usr/local/cuda/bin:$PATH
+python3 --version
+python3 -m pip install --no-build-isolation --no-index \
+  -Ccmake.define.CMAKE_PREFIX_PATH="$prefix" . >"$out/pip.log" 2>&1 || { tail -30 "$out/pip.log"; exit 1; }
+if [ -d .carry/wheels ]; then
+  python3 -m pip install --no-index --no-deps --find-links .carry/wheels kornia kornia_rs >>"$out/pip.log" 2>&1 ||
+    echo "kornia: not installed (see pip.log)"
+fi
+scripts=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
+GPUBLUR_CLI="$scripts/gpublur" python3 -m pytest -q -rs tests/python 2>&1 | tee "$out/pytest.log" | tail -15
+status=${PIPESTATUS[0]}
+python3 bench/python_bench.py 2>&1 | tee "$out/python_bench.log"
+exit "$status"
