@@ -44,6 +44,29 @@ using namespace gpublur;
 
 namespace {
 
+// ---- errors ---------------------------------------------------------------------------------
+
+// Every entry point returns (error kind, message, result) instead of letting a C++ exception
+// reach nanobind: Python (gpublur/__init__.py) raises. On the device machine's Python 3.12 with
+// its nanobind, the second C++ exception translated by nanobind in a process crashed it; errors
+// as values keep the binding layer out of C++ unwinding altogether.
+using Outcome = std::tuple<std::string, std::string, nb::object>;
+
+template <typename Body>
+Outcome guarded(Body&& body) {
+  try {
+    return {"", "", body()};
+  } catch (const UsageError& e) {
+    return {"ValueError", e.what(), nb::none()};
+  } catch (const IoError& e) {
+    return {"OSError", e.what(), nb::none()};
+  } catch (const std::bad_alloc&) {
+    return {"MemoryError", "out of memory", nb::none()};
+  } catch (const std::exception& e) {
+    return {"RuntimeError", e.what(), nb::none()};
+  }
+}
+
 // ---- parameters: the command line's parser and its words -----------------------------------
 
 // The message of a command line the parser refused, without the "gpublur: error: " it prints.
@@ -104,8 +127,8 @@ SampleFormat sample_format(int bits) {
 
 class Blurrer {
  public:
-  explicit Blurrer(const std::vector<std::string>& args)
-      : request_(parse({"in.png", "out.png"}, args)),
+  explicit Blurrer(Request request)
+      : request_(std::move(request)),
         library_(KernelChoices{request_.kernel, request_.target, std::nullopt,
                                !request_.no_cache, request_.cache_dir},
                  [this](const std::string& line, bool warning) {
@@ -362,46 +385,62 @@ nb::tuple dlpack_view(nb::ndarray<> a) {
 NB_MODULE(_engine, m) {
   m.doc() = "gpublur's C++ engine; use the gpublur package's functions.";
 
-  // gpublur's errors as Python's: a request that cannot be done (the command line's words) is a
-  // ValueError; a file that cannot be read or written an OSError; the GPU's own failures are
-  // RuntimeError.
-  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
-    try {
-      std::rethrow_exception(p);
-    } catch (const UsageError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    } catch (const IoError& e) {
-      PyErr_SetString(PyExc_OSError, e.what());
-    } catch (const Error& e) {
-      PyErr_SetString(PyExc_RuntimeError, e.what());
-    }
-  });
-
   nb::class_<Blurrer>(m, "Blurrer")
-      .def(nb::init<const std::vector<std::string>&>(), nb::arg("args"))
       .def("messages", &Blurrer::messages)
-      .def("device", &Blurrer::device)
-      .def(
-          "host",
-          [](Blurrer& b, std::uintptr_t in, std::uintptr_t out, int n, int h, int w, int c,
-             int bits, int ordinal, unsigned threads) {
+      .def("device",
+           [](Blurrer& b, std::uintptr_t in, std::size_t in_pitch, std::size_t in_image_pitch,
+              std::uintptr_t out, std::size_t out_pitch, std::size_t out_image_pitch, int n, int h,
+              int w, int c, int bits, int ordinal, std::uintptr_t stream, bool transparent) {
+             return guarded([&] {
+               b.device(in, in_pitch, in_image_pitch, out, out_pitch, out_image_pitch, n, h, w, c,
+                        bits, ordinal, stream, transparent);
+               return nb::none();
+             });
+           })
+      .def("host", [](Blurrer& b, std::uintptr_t in, std::uintptr_t out, int n, int h, int w,
+                      int c, int bits, int ordinal, unsigned threads) {
+        return guarded([&] {
+          {
             nb::gil_scoped_release release;
             b.host(reinterpret_cast<const void*>(in), reinterpret_cast<void*>(out), n, h, w, c,
                    bits, ordinal, threads);
-          });
+          }
+          return nb::none();
+        });
+      });
 
+  // The blur's parameters, parsed as the command line's options: a Blurrer, or the refusal.
+  m.def("make_blurrer", [](const std::vector<std::string>& args) {
+    return guarded([&] {
+      return nb::cast(new Blurrer(parse({"in.png", "out.png"}, args)),
+                      nb::rv_policy::take_ownership);
+    });
+  });
   m.def("gpus", [] {
     std::vector<std::tuple<int, std::string, std::string>> list;
     for (const GpuInfo& g : gpus().info) list.emplace_back(g.ordinal, g.name, g.arch.sm());
     return std::make_pair(list, gpus().why);
   });
   m.def("device_of", [](std::uintptr_t pointer) {
-    if (gpus().info.empty()) throw UsageError("a CUDA array, but no usable GPU: " + gpus().why);
-    return device_of_pointer(pointer);
+    return guarded([&] {
+      if (gpus().info.empty()) throw UsageError("a CUDA array, but no usable GPU: " + gpus().why);
+      return nb::cast(device_of_pointer(pointer));
+    });
   });
-  m.def("read", &read_array, nb::arg("path"), nb::arg("max_pixels"));
-  m.def("write", &write_array);
-  m.def("run_batch", &run_batch);
+  m.def("read", [](const std::string& path, std::uint64_t max_pixels) {
+    return guarded([&] { return nb::cast(read_array(path, max_pixels)); });
+  });
+  m.def("write", [](const std::string& path, std::uintptr_t data, int h, int w, int c, int bits,
+                    const std::vector<std::string>& args) {
+    return guarded([&] {
+      write_array(path, data, h, w, c, bits, args);
+      return nb::none();
+    });
+  });
+  m.def("run_batch", [](const std::vector<std::string>& words,
+                        const std::function<void(const std::string&)>& on_line) {
+    return guarded([&] { return nb::cast(run_batch(words, on_line)); });
+  });
   m.def("dlpack_view", &dlpack_view);
   m.def("version", [] { return std::string(GPUBLUR_VERSION); });
 }

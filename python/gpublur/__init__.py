@@ -32,6 +32,18 @@ _MAX = {8: 255, 16: 65535}
 _DLPACK_CUDA = 2  # DLDeviceType kDLCUDA
 
 
+_ERRORS = {"ValueError": ValueError, "OSError": OSError, "MemoryError": MemoryError,
+           "RuntimeError": RuntimeError}
+
+
+def _checked(outcome):
+    """The engine's (error kind, message, result): the result, or the error raised."""
+    kind, message, result = outcome
+    if kind:
+        raise _ERRORS[kind](message)
+    return result
+
+
 def gpus() -> List[Tuple[int, str, str]]:
     """The GPUs gpublur can use, as (ordinal, name, architecture) tuples; empty without one
     (CUDA_VISIBLE_DEVICES applies)."""
@@ -87,7 +99,7 @@ _blurrers: Dict[Tuple[str, ...], Any] = {}
 def _blurrer(args: Tuple[str, ...]):
     b = _blurrers.get(args)
     if b is None:
-        b = _engine.Blurrer(list(args))
+        b = _checked(_engine.make_blurrer(list(args)))
         _blurrers[args] = b
     return b
 
@@ -178,7 +190,8 @@ def _layout(x) -> _Layout:
         shape = tuple(cai["shape"])
         strides = cai.get("strides") or _contiguous_strides(shape, dtype.itemsize)
         pointer = cai["data"][0]
-        return _Layout(pointer, shape, tuple(strides), dtype, _engine.device_of(pointer) if pointer else 0, kind)
+        return _Layout(pointer, shape, tuple(strides), dtype, _checked(_engine.device_of(pointer)) if pointer else 0,
+                       kind)
     if hasattr(x, "__dlpack__"):
         pointer, shape, strides, code, bits, device_type, device_id = _engine.dlpack_view(x)
         dtype = _check_dtype({(1, 8): np.uint8, (1, 16): np.uint16, (2, 32): np.float32}.get((code, bits), "V%d" % (bits // 8)))
@@ -357,8 +370,8 @@ def blur(x, size: Optional[int] = None, sigma: Optional[float] = None, *, size_y
         in_row, in_image = _row_pitches(layout, "x")
         out_row, out_image = _row_pitches(out_layout, "out")
         transparent = c in (2, 4) and alpha == "premultiplied" and layout.bits != 32 and _transparent(x, layout)
-        b.device(layout.pointer, in_row, in_image, out_layout.pointer, out_row, out_image, n, h, w, c,
-                 layout.bits, layout.device, _stream_handle(stream, layout, x), transparent)
+        _checked(b.device(layout.pointer, in_row, in_image, out_layout.pointer, out_row, out_image, n, h, w, c,
+                          layout.bits, layout.device, _stream_handle(stream, layout, x), transparent))
         return result
     finally:
         _log_messages(b)
@@ -369,15 +382,14 @@ def _blur_host(b, x, layout: _Layout, device, out, threads: int):
     source = np.ascontiguousarray(x.numpy() if layout.kind == "torch" else np.asarray(x))
     ordinal = _device_ordinal(device)
     target = np.empty(source.shape, source.dtype)
+    addresses = (source.__array_interface__["data"][0], target.__array_interface__["data"][0])
     try:
-        b.host(source.__array_interface__["data"][0], target.__array_interface__["data"][0], n, h, w, c,
-               layout.bits, ordinal, threads)
+        _checked(b.host(*addresses, n, h, w, c, layout.bits, ordinal, threads))
     except RuntimeError as e:
         if device != "auto" or ordinal < 0:
             raise
         log.warning("blurring on the CPU: the GPU failed: %s", e)
-        b.host(source.__array_interface__["data"][0], target.__array_interface__["data"][0], n, h, w, c,
-               layout.bits, -1, threads)
+        _checked(b.host(*addresses, n, h, w, c, layout.bits, -1, threads))
     if out is not None:
         out_layout = _layout(out)
         _check_out(out_layout, layout)
@@ -396,7 +408,7 @@ def _blur_host(b, x, layout: _Layout, device, out, threads: int):
 def read(path: Union[str, os.PathLike], *, max_pixels: int = 1 << 28) -> np.ndarray:
     """Reads an image file (any format the command line reads, by its content) into an HxWxC NumPy
     array: uint8, uint16 for 16-bit files, float32 for HDR. Raises OSError naming the file and why."""
-    return _engine.read(os.fspath(path), _integer("max_pixels", max_pixels))
+    return _checked(_engine.read(os.fspath(path), _integer("max_pixels", max_pixels)))
 
 
 def write(path: Union[str, os.PathLike], image, *, png_level: Optional[int] = None,
@@ -418,8 +430,8 @@ def write(path: Union[str, os.PathLike], image, *, png_level: Optional[int] = No
             args += [flag, str(_integer(flag[2:], value))]
     if webp_lossless:
         args.append("--webp-lossless")
-    _engine.write(os.fspath(path), array.__array_interface__["data"][0], h, w, c, layout.bits,
-                  ["--size", "1"] + args)
+    _checked(_engine.write(os.fspath(path), array.__array_interface__["data"][0], h, w, c, layout.bits,
+                           ["--size", "1"] + args))
 
 
 def blur_files(paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]], out_dir: Union[str, os.PathLike],
@@ -454,6 +466,7 @@ def blur_files(paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]]
     words += [str(o) for o in options]
     summary: Dict[str, Any] = {}
     failures: List[Tuple[str, str]] = []
+    raised: List[BaseException] = []  # from `progress`: kept, not thrown through the C++ pipeline
 
     def on_line(line: str) -> None:
         record = json.loads(line)
@@ -462,10 +475,15 @@ def blur_files(paths: Union[str, os.PathLike, Iterable[Union[str, os.PathLike]]]
             return
         if record.get("status") == "failed":
             failures.append((record.get("input", ""), record.get("error", "")))
-        if progress is not None:
-            progress(record)
+        if progress is not None and not raised:
+            try:
+                progress(record)
+            except BaseException as e:  # noqa: B902 - re-raised after the run
+                raised.append(e)
 
-    code, said = _engine.run_batch(words, on_line)
+    code, said = _checked(_engine.run_batch(words, on_line))
+    if raised:
+        raise raised[0]
     if code == 2 and not summary:
         raise ValueError(said.strip().replace("gpublur: error: ", ""))
     if code >= 128:
