@@ -71,7 +71,8 @@ def _blur_args(size, sigma, size_y, sigma_y, border, border_value, alpha, linear
     for flag, value, kind in (("--size", size, _integer), ("--sigma", sigma, _number),
                               ("--size-y", size_y, _integer), ("--sigma-y", sigma_y, _number)):
         if value is not None:
-            args += [flag, repr(kind(flag[2:].replace("-", "_"), value))]
+            # --flag=value: a negative number is then a value, never taken for an option.
+            args.append("%s=%r" % (flag, kind(flag[2:].replace("-", "_"), value)))
     if size is None and sigma is None:
         raise ValueError("give size, sigma or both; e.g. blur(x, 7, 1.5)")
     if not isinstance(border, str):
