@@ -129,8 +129,8 @@ class Blurrer {
  public:
   explicit Blurrer(Request request)
       : request_(std::move(request)),
-        library_(KernelChoices{request_.kernel, request_.target, std::nullopt,
-                               !request_.no_cache, request_.cache_dir},
+        library_(KernelChoices{request_.kernel, request_.target, std::nullopt, !request_.no_cache,
+                               request_.cache_dir},
                  [this](const std::string& line, bool warning) {
                    std::lock_guard<std::mutex> lock(messages_mutex_);
                    messages_.emplace_back(warning, line);
@@ -170,14 +170,15 @@ class Blurrer {
   void host(const void* in, void* out, int n, int h, int w, int c, int bits, int ordinal,
             unsigned threads) {
     check_shape(w, h, c);
-    const std::size_t samples = static_cast<std::size_t>(h) * static_cast<std::size_t>(w) *
-                                static_cast<std::size_t>(c);
+    const std::size_t samples =
+        static_cast<std::size_t>(h) * static_cast<std::size_t>(w) * static_cast<std::size_t>(c);
     const std::size_t bytes = samples * static_cast<std::size_t>(bits / 8);
     const ImageFormat holds = bits == 32 ? ImageFormat::kHdr : ImageFormat::kPng;
     std::vector<PreparedImage> prepared;
     prepared.reserve(static_cast<std::size_t>(n));
     for (int i = 0; i < n; ++i) {
-      const auto* image = static_cast<const std::uint8_t*>(in) + static_cast<std::size_t>(i) * bytes;
+      const auto* image =
+          static_cast<const std::uint8_t*>(in) + static_cast<std::size_t>(i) * bytes;
       DecodedImage d;
       d.bits = bits;
       if (bits == 8) d.image = make_raster_from(image, w, h, c);
@@ -189,7 +190,8 @@ class Blurrer {
     }
     for (std::size_t first = 0; first < prepared.size();) {
       std::size_t end = first + 1;  // a run of images that take the same kernel
-      while (end < prepared.size() && kernel_key(prepared[end]) == kernel_key(prepared[first])) ++end;
+      while (end < prepared.size() && kernel_key(prepared[end]) == kernel_key(prepared[first]))
+        ++end;
       if (ordinal >= 0) {
         blur_run_on_gpu(prepared, first, end, ordinal);
       } else {
@@ -252,8 +254,10 @@ class Blurrer {
     const PreparedImage& one = p[first];
     const GpuKernel& kernel = loaded(ordinal, kernel_key(one), one.spec, one.format);
     if (one.format == SampleFormat::k8) stack_on_gpu(p, first, end, &PreparedImage::image, kernel);
-    if (one.format == SampleFormat::k16) stack_on_gpu(p, first, end, &PreparedImage::image16, kernel);
-    if (one.format == SampleFormat::kFloat) stack_on_gpu(p, first, end, &PreparedImage::imagef, kernel);
+    if (one.format == SampleFormat::k16)
+      stack_on_gpu(p, first, end, &PreparedImage::image16, kernel);
+    if (one.format == SampleFormat::kFloat)
+      stack_on_gpu(p, first, end, &PreparedImage::imagef, kernel);
   }
 
   static void blur_on_cpu_in_place(PreparedImage& p, unsigned threads) {
@@ -299,7 +303,7 @@ nb::ndarray<nb::numpy> read_array(const std::string& path, std::uint64_t max_pix
 
 // Writes h x w x c samples of `bits` at `data` to `path`, in the format its extension names.
 void write_array(const std::string& path, std::uintptr_t data, int h, int w, int c, int bits,
-           const std::vector<std::string>& args) {
+                 const std::vector<std::string>& args) {
   check_shape(w, h, c);
   const Request options = parse({"in.png", "out.png"}, args);
   nb::gil_scoped_release release;
@@ -397,8 +401,8 @@ NB_MODULE(_engine, m) {
                return nb::none();
              });
            })
-      .def("host", [](Blurrer& b, std::uintptr_t in, std::uintptr_t out, int n, int h, int w,
-                      int c, int bits, int ordinal, unsigned threads) {
+      .def("host", [](Blurrer& b, std::uintptr_t in, std::uintptr_t out, int n, int h, int w, int c,
+                      int bits, int ordinal, unsigned threads) {
         return guarded([&] {
           {
             nb::gil_scoped_release release;

@@ -3,7 +3,7 @@
 # `pip install .` into the machine's Python with its own scikit-build-core and nanobind
 # (--no-build-isolation) against the dependencies unpacked under DEPS_PREFIX (device-deps.sh),
 # kornia from .carry/wheels when carried (pip download kornia kornia_rs), then the Python tests
-# (GPU cases included) and bench/python_bench.py. Logs under $OUT.
+# (GPU cases included) and bench/python_bench.py (not with BENCH=0). Logs under $OUT.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 prefix=$1
@@ -21,5 +21,5 @@ fi
 scripts=$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))')
 GPUBLUR_CLI="$scripts/gpublur" python3 -m pytest -q -rs tests/python 2>&1 | tee "$out/pytest.log" | tail -15
 status=${PIPESTATUS[0]}
-python3 bench/python_bench.py 2>&1 | tee "$out/python_bench.log"
+[ "${BENCH:-1}" = 0 ] || python3 bench/python_bench.py 2>&1 | tee "$out/python_bench.log"
 exit "$status"

@@ -1,5 +1,6 @@
 // cli.cpp — CLI11 option definitions, help text and validation into a Request.
 #include "cli.hpp"
+#include "number_text.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -272,10 +273,8 @@ void validate_axis(const std::optional<int>& size, const std::optional<double>& 
                      std::to_string(kMaxKernelSize) + " (got " + std::to_string(s) + ")" + hint);
   }
   if (sigma && !(std::isfinite(*sigma) && *sigma > 0)) {
-    std::ostringstream got;
-    got << *sigma;
-    throw UsageError(sigma_flag + " must be a finite number > 0 (got " + got.str() + "); e.g. " +
-                     sigma_flag + " 1.5");
+    throw UsageError(sigma_flag + " must be a finite number > 0 (got " + number_text(*sigma) +
+                     "); e.g. " + sigma_flag + " 1.5");
   }
   if (!size && sigma && *sigma > (kMaxKernelSize - 1) / 6.0) {
     throw UsageError(sigma_flag + " " + std::to_string(*sigma) +

@@ -287,7 +287,9 @@ bool overlap(const DeviceStack& a, const DeviceStack& b, std::size_t bytes_a, st
 // current; ours is the device's primary context, which CuPy and PyTorch share).
 class CurrentContextRestorer {
  public:
-  CurrentContextRestorer() { GB_CU_CHECK(cuda::api().cuCtxGetCurrent(&saved_), "querying the context"); }
+  CurrentContextRestorer() {
+    GB_CU_CHECK(cuda::api().cuCtxGetCurrent(&saved_), "querying the context");
+  }
   ~CurrentContextRestorer() { cuda::api().cuCtxSetCurrent(saved_); }
   CurrentContextRestorer(const CurrentContextRestorer&) = delete;
   CurrentContextRestorer& operator=(const CurrentContextRestorer&) = delete;
@@ -301,7 +303,8 @@ class CurrentContextRestorer {
 class StreamBuffer {
  public:
   StreamBuffer(std::size_t bytes, CUstream stream) : stream_(stream) {
-    if (bytes) GB_CU_CHECK(cuda::api().cuMemAllocAsync(&pointer_, bytes, stream), "allocating GPU memory");
+    if (bytes)
+      GB_CU_CHECK(cuda::api().cuMemAllocAsync(&pointer_, bytes, stream), "allocating GPU memory");
   }
   ~StreamBuffer() {
     if (pointer_) cuda::api().cuMemFreeAsync(pointer_, stream_);
@@ -346,24 +349,27 @@ int images_per_launch(const GeneratedKernel& kernel, int width, int height, int 
 
 }  // namespace
 
-void GpuKernel::blur_on_stream(const DeviceStack& in, const DeviceStack& out, int width,
-                               int height, int images, std::uintptr_t stream_handle) const {
+void GpuKernel::blur_on_stream(const DeviceStack& in, const DeviceStack& out, int width, int height,
+                               int images, std::uintptr_t stream_handle) const {
   const GeneratedKernel& kernel = kernel_;
   if (width < 1 || height < 1 || images < 1) return;
   const auto stream = reinterpret_cast<CUstream>(stream_handle);
   const auto rows = static_cast<std::size_t>(height);
-  const std::size_t row_bytes = checked_mul(static_cast<std::size_t>(width) *
-                                                static_cast<std::size_t>(kernel.channels),
-                                            sample_bytes(kernel.format));
+  const std::size_t row_bytes =
+      checked_mul(static_cast<std::size_t>(width) * static_cast<std::size_t>(kernel.channels),
+                  sample_bytes(kernel.format));
   const auto count = static_cast<std::size_t>(images);
-  const std::size_t in_bytes = checked_mul(in.image_pitch, count - 1) + in.pitch * (rows - 1) + row_bytes;
-  const std::size_t out_bytes = checked_mul(out.image_pitch, count - 1) + out.pitch * (rows - 1) + row_bytes;
+  const std::size_t in_bytes =
+      checked_mul(in.image_pitch, count - 1) + in.pitch * (rows - 1) + row_bytes;
+  const std::size_t out_bytes =
+      checked_mul(out.image_pitch, count - 1) + out.pitch * (rows - 1) + row_bytes;
   const CurrentContextRestorer restore;
   GpuSessionAccess::context(session_).make_current();
   const int per_launch = images_per_launch(kernel, width, height, session_.info().sm_count, images);
   const std::size_t pitch = device_pitch(row_bytes);
   const std::size_t chunk_bytes = checked_mul(pitch * rows, static_cast<std::size_t>(per_launch));
-  const bool direct_in = addressable(in, row_bytes, height) && !overlap(in, out, in_bytes, out_bytes);
+  const bool direct_in =
+      addressable(in, row_bytes, height) && !overlap(in, out, in_bytes, out_bytes);
   const bool direct_out = addressable(out, row_bytes, height);
   const StreamBuffer staged_in(direct_in ? 0 : chunk_bytes, stream);
   const StreamBuffer staged_out(direct_out ? 0 : chunk_bytes, stream);
@@ -376,15 +382,15 @@ void GpuKernel::blur_on_stream(const DeviceStack& in, const DeviceStack& out, in
     if (!direct_in) {
       for (int i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(i);
-        copy_rows(source.pointer + k * in.image_pitch, in.pitch,
-                  staged_in.get() + k * pitch * rows, pitch, row_bytes, rows, stream);
+        copy_rows(source.pointer + k * in.image_pitch, in.pitch, staged_in.get() + k * pitch * rows,
+                  pitch, row_bytes, rows, stream);
       }
       source = {staged_in.get(), static_cast<int>(pitch)};
     }
     if (!direct_out) result = {staged_out.get(), static_cast<int>(pitch)};
     const LaunchDims dims = launch_dims(kernel, width, height, session_.info().sm_count, n);
-    launch_blur(kernel, impl_->functions, dims, source, result, width, height, n,
-                scratch.get(), stream);
+    launch_blur(kernel, impl_->functions, dims, source, result, width, height, n, scratch.get(),
+                stream);
     if (!direct_out) {
       for (int i = 0; i < n; ++i) {
         const auto k = static_cast<std::size_t>(i);

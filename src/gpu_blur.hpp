@@ -22,7 +22,7 @@ struct GpuInfo {
   Arch arch;               // compute capability
   int driver_version = 0;  // e.g. 13000 for CUDA 13.0
   std::size_t memory_bytes = 0;
-  int sm_count = 0;  // streaming multiprocessors
+  int sm_count = 0;    // streaming multiprocessors
   bool shared = true;  // compute mode "default": other processes may hold contexts on it too
 };
 

@@ -30,7 +30,7 @@ struct PipelineSettings {
   bool strip_metadata = false;  // write no ICC profile, EXIF or density
   bool skip_existing = false;   // a job whose output existed when planned is skipped
   Durability durability = Durability::kRenamed;  // --fsync: kFlushed
-  unsigned threads = 0;         // CPU threads (0: all the process may use)
+  unsigned threads = 0;                          // CPU threads (0: all the process may use)
   /// Decoded images in flight stop growing past this many bytes (one image is always let in).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;
 };

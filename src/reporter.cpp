@@ -1,12 +1,11 @@
 // reporter.cpp — failure lines, progress, --json lines and objects, summaries.
 #include "reporter.hpp"
+#include "number_text.hpp"
 
 #include <unistd.h>
 
 #include <cstdio>
-#include <iomanip>
 #include <ostream>
-#include <sstream>
 
 #include "image_decode.hpp"
 #include "run_report.hpp"
@@ -45,9 +44,7 @@ std::string axis_json(const AxisSize& a) {
   const Weights w = make_weights(a.size, a.sigma);
   std::string taps;
   for (auto t : w.taps) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
-  std::ostringstream sigma;
-  sigma << std::setprecision(17) << a.sigma;
-  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + sigma.str() +
+  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + number_text(a.sigma, 17) +
          ", \"rule\": " + json_string(a.rule) + ", \"taps\": [" + taps + "]}";
 }
 

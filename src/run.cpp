@@ -1,8 +1,8 @@
 // run.cpp — versions, compile-only dumps, and blurring files through the pipeline.
 #include "run.hpp"
+#include "number_text.hpp"
 
 #include <ostream>
-#include <sstream>
 
 #include "atomic_file.hpp"
 #include "blur_device.hpp"
@@ -61,15 +61,14 @@ std::string taps_text(const AxisSize& a) {
 // --verbose's account of the kernel size, once per run.
 void say_parameters(const Request& r, Reporter& reporter) {
   const KernelSize& k = r.blur.size;
-  std::ostringstream x;
-  x << "size " << k.x.size << ", sigma " << k.x.sigma << " (" << k.x.rule << ")";
-  reporter.say(x.str(), false, true);
+  reporter.say("size " + std::to_string(k.x.size) + ", sigma " + number_text(k.x.sigma) + " (" +
+                   k.x.rule + ")",
+               false, true);
   reporter.say("taps (sum 2^" + std::to_string(kWeightBits) + "): " + taps_text(k.x), false, true);
   if (k.y.size != k.x.size || k.y.sigma != k.x.sigma) {
-    std::ostringstream y;
-    y << "vertical: size " << k.y.size << ", sigma " << k.y.sigma << " (" << k.y.rule << "), taps "
-      << taps_text(k.y);
-    reporter.say(y.str(), false, true);
+    reporter.say("vertical: size " + std::to_string(k.y.size) + ", sigma " +
+                     number_text(k.y.sigma) + " (" + k.y.rule + "), taps " + taps_text(k.y),
+                 false, true);
   }
   reporter.say("border " + std::string(border_name(r.blur.border)), false, true);
 }
