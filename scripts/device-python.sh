@@ -12,6 +12,11 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH=/usr/local/cuda/bin:$PATH
 python3 --version
+# The distribution's compiler, whose libstdc++ is the one the process loads: the device's
+# CXX=/opt/gcc/bin/g++ links its own newer libstdc++ into the module statically, and that private
+# copy's iostreams crashed once NumPy (using the system libstdc++) was loaded in the same process.
+export CXX=/usr/bin/g++ CC=/usr/bin/gcc
+rm -rf build/python  # configured by another compiler in an earlier call
 python3 -m pip install --no-build-isolation --no-index \
   -Ccmake.define.CMAKE_PREFIX_PATH="$prefix" . >"$out/pip.log" 2>&1 || { tail -30 "$out/pip.log"; exit 1; }
 if [ -d .carry/wheels ]; then
