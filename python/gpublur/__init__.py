@@ -105,6 +105,27 @@ def _blurrer(args: Tuple[str, ...]):
     return b
 
 
+# The Blurrer of parameters as given, types included (3 and 3.0 are equal but only one is valid),
+# so a repeated call skips building and parsing the command line's options.
+_by_parameters: Dict[Tuple[Any, ...], Any] = {}
+
+
+def _blurrer_for(size, sigma, size_y, sigma_y, border, border_value, alpha, linear):
+    values = (size, sigma, size_y, sigma_y, border,
+              tuple(border_value) if isinstance(border_value, (list, tuple)) else border_value, alpha, linear)
+    key = values + tuple(type(v) for v in values)
+    try:
+        return _by_parameters[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable value (a list is made a tuple above)
+        pass
+    b = _blurrer(_blur_args(size, sigma, size_y, sigma_y, border, border_value, alpha, linear))
+    try:
+        _by_parameters[key] = b
+    except TypeError:  # e.g. border_value as a NumPy array: valid, not cached
+        pass
+    return b
+
+
 def _log_messages(b) -> None:
     for warning, line in b.messages():
         (log.warning if warning else log.info)("%s", line)
@@ -151,14 +172,19 @@ def _check_dtype(dtype) -> np.dtype:
     return dtype
 
 
+_TORCH_DTYPES: Dict[Any, np.dtype] = {}
+
+
 def _torch_dtype(t) -> np.dtype:
-    import torch
-    names = {torch.uint8: "uint8", torch.float32: "float32"}
-    if hasattr(torch, "uint16"):
-        names[torch.uint16] = "uint16"
-    if t.dtype not in names:
+    if not _TORCH_DTYPES:
+        import torch
+        _TORCH_DTYPES.update({torch.uint8: np.dtype(np.uint8), torch.float32: np.dtype(np.float32)})
+        if hasattr(torch, "uint16"):
+            _TORCH_DTYPES[torch.uint16] = np.dtype(np.uint16)
+    dtype = _TORCH_DTYPES.get(t.dtype)
+    if dtype is None:
         raise TypeError("unsupported element type %s: use uint8, uint16 or float32" % t.dtype)
-    return np.dtype(names[t.dtype])
+    return dtype
 
 
 def _typestr_dtype(typestr: str) -> np.dtype:
@@ -221,9 +247,12 @@ def _stream_handle(stream, layout: _Layout, x) -> int:
         raise TypeError("stream must be an integer CUstream or a CuPy or PyTorch stream")
     if layout.kind == "torch":
         import torch
-        return torch.cuda.current_stream(x.device).cuda_stream
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # the same, without a Stream object
+        return raw(layout.device) if raw else torch.cuda.current_stream(x.device).cuda_stream
     if layout.kind == "cupy":
         import cupy
+        if cupy.cuda.runtime.getDevice() == layout.device:
+            return cupy.cuda.get_current_stream().ptr
         with cupy.cuda.Device(layout.device):
             return cupy.cuda.get_current_stream().ptr
     cai = getattr(x, "__cuda_array_interface__", None)
@@ -355,8 +384,7 @@ def blur(x, size: Optional[int] = None, sigma: Optional[float] = None, *, size_y
     (1080, 1920, 3)
     """
     layout = _layout(x)
-    args = _blur_args(size, sigma, size_y, sigma_y, border, border_value, alpha, linear)
-    b = _blurrer(args)
+    b = _blurrer_for(size, sigma, size_y, sigma_y, border, border_value, alpha, linear)
     threads = _integer("threads", threads)
     if threads < 0:
         raise ValueError("threads must be 0 (all) or more")
