@@ -1,6 +1,6 @@
 // codec_bench.cpp — one core's time to decode an image file and to encode its pixels in each
 // writable format (PNG at every level), and the sizes written: what --png-level's default and the
-// batch's codec budget are chosen from (bench/RESULTS.md).
+// batch's codec budget are chosen from (bench/HISTORY.md).
 //   gpublur_codec_bench IMAGE [repeat]      (e.g. a blurred 1080p photo as PNG)
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 // cpu_blur_bench.cpp — the CPU blur's time on one core and on all, for the sizes a batch meets
 // (1080p and 4K RGB, 7x7 and 31x31), median of several runs: the CPU path's share of a batch
-// on a machine without a GPU (bench/RESULTS.md).
+// on a machine without a GPU (bench/HISTORY.md).
 //   gpublur_cpu_blur_bench [repeat]
 #include <algorithm>
 #include <chrono>

@@ -34,7 +34,7 @@
 // no window come first, on their own. Its staged pieces are whole sectors (kPad = 32).
 //
 // The edges cost little more than the interior (a warp's walk is as long as its slowest warp's,
-// and edge warps were up to 2x slower; bench/RESULTS.md): rows outside the image are copied from
+// and edge warps were up to 2x slower; bench/HISTORY.md): rows outside the image are copied from
 // the rows the border maps them to (the constant border's: stored as the constant), 16-byte pieces
 // crossing or leaving the left or right edge load their bytes all at once, a narrow kernel's step
 // wholly outside the image is neither copied nor multiplied but filled from the edge's own

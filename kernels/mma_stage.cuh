@@ -17,7 +17,7 @@ namespace gb {
 // second L2 request (the L2's tag lookups were 84% busy). Aligned pieces skip L1 (.cg), which
 // measured faster for them. `copy` false: the copy goes out switched off, so that lanes or steps
 // without a piece need no branch (branches and their reconvergence held 14% of a step's stall
-// samples in the profile of bench/RESULTS.md, fifteenth session).
+// samples in the profile of bench/HISTORY.md, fifteenth session).
 constexpr bool kCopyThroughL1 = kPad % 32 != 0;
 
 // Where a warp's input rows come from. Each lane copies one piece of row lane / 2 and, in a

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   using namespace gpublur;
   // gpublur uses one stream. The driver's default of 8 hardware work queues per context costs
   // about 90 ms of every run on an H100 host (creating the context and tearing it down at exit,
-  // bench/RESULTS.md); one is all a single stream can use. A value the user set is kept. Set
+  // bench/HISTORY.md); one is all a single stream can use. A value the user set is kept. Set
   // here, before any thread starts and before cuInit reads it.
   ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
   std::optional<ParseResult> parsed;
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   if (may_open_gpu(request) && !request.no_detach) worker = DetachedExit::split();
   // The context is left to the driver's exit handler, so the process ends by returning from
   // main (std::_Exit would skip that handler and leave the teardown to the kernel: 62-68 ms
-  // against 46 ms on the H100 host, bench/RESULTS.md).
+  // against 46 ms on the H100 host, bench/HISTORY.md).
   const int code = reporting_errors(
       [&] { return run(request, std::cout, std::cerr, ContextAtEnd::kLeaveToExit); });
   if (worker) {
