@@ -47,9 +47,9 @@ namespace {
 // ---- errors ---------------------------------------------------------------------------------
 
 // Every entry point returns (error kind, message, result) instead of letting a C++ exception
-// reach nanobind: Python (gpublur/__init__.py) raises. On the device machine's Python 3.12 with
-// its nanobind, the second C++ exception translated by nanobind in a process crashed it; errors
-// as values keep the binding layer out of C++ unwinding altogether.
+// reach nanobind, and Python (gpublur/__init__.py) raises: one shape for every call, and the
+// binding layer stays out of C++ unwinding. (A crash on the device machine first looked like an
+// exception problem; it was a private libstdc++ in the module, see scripts/device-python.sh.)
 using Outcome = std::tuple<std::string, std::string, nb::object>;
 
 template <typename Body>
