@@ -13,6 +13,9 @@ files the one-process-per-file row blurs (as many processes at a time as the poo
 --rss N,M: also run the batch on N and M 1080p files (drawn as copies) and print its peak RSS.
 --shards K: also time K concurrent `--shard k/K --device cpu` processes (as K Slurm tasks on this
 host, each with cores/K threads) against one such process over all the 1080p files.
+--codecs: JPEG rows also time gpublur with each --codec (auto: nvJPEG with the CPU sharing; gpu:
+nvJPEG alone; cpu: libjpeg-turbo alone) and the torchvision GPU pipeline (torchvision_jpeg.py:
+nvJPEG decode in batches of 64, gaussian_blur, GPU encode), on the same files.
 --magick N: also blur the first N 1080p PNGs with ImageMagick (`convert`, if installed) and print
 the output bytes of ImageMagick, OpenCV and gpublur for those N files.
 Needs numpy and cv2. gpublur runs with --no-detach, so the wall time includes its GPU teardown
@@ -157,6 +160,7 @@ def main():
     parser.add_argument("--rss", default="")
     parser.add_argument("--shards", type=int, default=0)
     parser.add_argument("--magick", type=int, default=0)
+    parser.add_argument("--codecs", action="store_true")
     args = parser.parse_args()
     extra = ["--device", args.device] + (["--threads", str(args.threads)] if args.threads else [])
     gpublur = os.path.abspath(args.gpublur)
@@ -173,6 +177,9 @@ def main():
                 draw(src, count, width, height, ext, 1000 * width + (ext == "jpg"), pool)
                 files = sorted(os.path.join(src, f) for f in os.listdir(src))
                 rows = {"gpublur batch": [], "OpenCV pool": []}
+                codecs = ["gpu", "cpu"] if args.codecs and ext == "jpg" else []
+                for codec in codecs:
+                    rows["gpublur batch --codec " + codec] = []
                 rss = 0
                 stages = {}
                 for _ in range(args.rounds):  # alternating, so drift hits both alike
@@ -181,6 +188,22 @@ def main():
                     rows["gpublur batch"].append(count / seconds)
                     rss = max(rss, peak)
                     rows["OpenCV pool"].append(count / run_pool(pool, files, os.path.join(args.workdir, "out-pool"), ext))
+                    for codec in codecs:
+                        seconds, _ = run_batch(gpublur, src, os.path.join(args.workdir, "out-codec"),
+                                               extra + ["--codec", codec])
+                        rows["gpublur batch --codec " + codec].append(count / seconds)
+                if codecs:
+                    torch_out = os.path.join(args.workdir, "out-torchvision")
+                    fresh(torch_out)
+                    done = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "torchvision_jpeg.py"),
+                                           src, torch_out, "--rounds", str(args.rounds)],
+                                          capture_output=True, text=True)
+                    if done.returncode == 0:
+                        rows["torchvision GPU pipeline (decode_jpeg cuda, gaussian_blur, encode_jpeg; batches of 64)"] = [
+                            float(v) for v in done.stdout.split()]
+                    else:
+                        print("| %s | %s | torchvision pipeline failed: %s | | | |" % (
+                            name, ext, done.stderr.strip().splitlines()[-1:]))
                 sizes = {"gpublur batch": total_bytes(os.path.join(args.workdir, "out-gpublur")),
                          "OpenCV pool": total_bytes(os.path.join(args.workdir, "out-pool"))}
                 per_file = files[: args.per_file]

@@ -52,7 +52,7 @@ for format in jpg webp tif; do
 done
 same=0
 for format in "" "--format png" "--format jpg"; do
-  for run in "gpu --device gpu" "gpu00 --device gpu --devices 0,0" "cpu --device cpu"; do
+  for run in "gpu --device gpu --codec cpu" "gpu00 --device gpu --devices 0,0 --codec cpu" "cpu --device cpu"; do
     set -- $run
     name=$1
     shift
@@ -62,5 +62,36 @@ for format in "" "--format png" "--format jpg"; do
   diff -r "$batch/gpu" "$batch/cpu" >/dev/null && diff -r "$batch/gpu00" "$batch/cpu" >/dev/null && same=$((same + 1))
 done
 echo "CLI batch of $(find "$batch/in" -type f | wc -l) files: $same of 3 output formats identical on the GPU, two workers of one GPU (--devices 0,0) and the CPU"
+# The GPU's JPEG codec (nvJPEG) from the CLI: a batch of JPEGs (the samples and real photos,
+# 4:4:4, 4:2:0 and gray) with a damaged one among them, with each --codec: every good file done,
+# decoded and encoded by the codec asked, the damaged one refused with the CPU decoder's words,
+# and the outputs within a few levels of the CPU codec's.
+jpegs=$out/jpegs
+rm -rf "$jpegs" && mkdir -p "$jpegs/in"
+build/device/gpublur samples .deps/photos -o "$jpegs/in" --format jpg --size 1 -q --codec cpu
+build/device/gpublur samples -o "$jpegs/in/420" --format jpg --jpeg-quality 85 --size 1 -q --codec cpu
+head -c 3000 "$jpegs/in/astronaut.jpg" >"$jpegs/in/damaged.jpg"
+for codec in gpu auto cpu; do
+  build/device/gpublur "$jpegs/in" -r -o "$jpegs/$codec" --size 7 --sigma 1.5 --codec "$codec" --json     >"$jpegs/$codec.json" 2>"$jpegs/$codec.err"
+  echo "JPEG batch --codec $codec: exit $?; $(grep -c '"status": "done"' "$jpegs/$codec.json") done;" \
+    "decoders: $(grep -o '"decoder": "[^"]*"' "$jpegs/$codec.json" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
+    "encoders: $(grep -o '"encoder": "[^"]*"' "$jpegs/$codec.json" | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+done
+grep damaged "$jpegs/gpu.err" | sed 's/^/  --codec gpu: /'
+grep damaged "$jpegs/cpu.err" | sed 's/^/  --codec cpu: /'
+[ "$(grep damaged "$jpegs/gpu.err")" = "$(grep damaged "$jpegs/cpu.err")" ] &&
+  echo "JPEG batch: the damaged file's error is the same with --codec gpu and --codec cpu"
+python3 - "$jpegs/gpu" "$jpegs/cpu" <<'PY'
+import sys, pathlib, cv2, numpy as np
+gpu, cpu = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+worst, means = 0, []
+for f in sorted(cpu.rglob("*.jpg")):
+    a = cv2.imread(str(f), cv2.IMREAD_UNCHANGED).astype(int)
+    b = cv2.imread(str(gpu / f.relative_to(cpu)), cv2.IMREAD_UNCHANGED).astype(int)
+    d = np.abs(a - b)
+    worst, means = max(worst, int(d.max())), means + [float(d.mean())]
+print("JPEG batch: --codec gpu vs --codec cpu outputs, decoded: %d files, max difference %d, "
+      "mean %.3f (worst file %.3f)" % (len(means), worst, np.mean(means), max(means)))
+PY
 build/device/gpublur --version
 exit "$status"

@@ -34,3 +34,6 @@ if [ ! -f "$cuda_home/include/nvrtc.h" ]; then
   echo "install-deps: the CUDA 13 toolkit was not found under $cuda_home (set CUDA_HOME)" >&2
   exit 1
 fi
+
+# nvJPEG's header (the GPU's JPEG codec), where the toolkit has none.
+bash "$(dirname "$0")/fetch-nvjpeg.sh"

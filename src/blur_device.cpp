@@ -103,7 +103,8 @@ void BlurDevice::blur_on_cpu(PreparedImage& image, FileResult& result) {
   used_cpu_ = true;
 }
 
-void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& result) {
+void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& result,
+                      GpuJpegWork* jpeg) {
   std::string why;
   const auto start = std::chrono::steady_clock::now();
   GpuPool* pool = gpus(why);
@@ -116,15 +117,19 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
   }
   if (pool && !failed) {
     try {
-      const GpuBlurTimes t = pool->blur(image, key);
+      const GpuBlurTimes t = pool->blur(image, key, jpeg);
+      const bool decoded = jpeg && jpeg->decode, encoded = jpeg && jpeg->encode;
       result.device = "gpu";
       result.stacked = t.stacked;
       result.stages.emplace_back("pin", t.pin_ms);
       result.stages.emplace_back("gpu wait", t.wait_ms);
-      result.stages.emplace_back("upload", t.upload_ms);
+      // A stack's events: its images' copies and decodes together, its encodes and copies.
+      result.stages.emplace_back(decoded ? "gpu decode" : "upload", t.upload_ms);
       result.stages.emplace_back("kernel", t.kernel_ms);
-      result.stages.emplace_back("download", t.download_ms);
+      result.stages.emplace_back(encoded ? "gpu encode" : "download", t.download_ms);
       return;
+    } catch (const GpuJpegError&) {
+      throw;
     } catch (const CudaError& e) {  // the GPU this image went to; others may go on
       if (choice_ != DeviceChoice::kAuto) throw;
       why = std::string("a GPU failed: ") + e.what();
@@ -145,6 +150,7 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
   if (choice_ == DeviceChoice::kAuto) {
     std::call_once(announce_once_, [&] { announce_(why + "; blurring on the CPU"); });
   }
+  if (jpeg && jpeg->decode) throw GpuJpegError("the CPU blurs: " + why);
   blur_on_cpu(image, result);
 }
 

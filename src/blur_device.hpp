@@ -32,9 +32,12 @@ class BlurDevice {
   BlurDevice& operator=(const BlurDevice&) = delete;
 
   /// Blurs `image` in place; records the device, its stage times and the GPU stack in `result`.
-  /// Thread-safe. Throws the blur's errors (a kernel that cannot be compiled, --device gpu
-  /// without one).
-  void blur(PreparedImage& image, const std::string& key, FileResult& result);
+  /// With `jpeg`, the GPU decodes and/or encodes it too (gpu_pool.hpp). Thread-safe. Throws the
+  /// blur's errors (a kernel that cannot be compiled, --device gpu without one), and
+  /// GpuJpegError where the JPEG it was to decode must be decoded on the CPU first (nvJPEG did not
+  /// take it, or the CPU blurs).
+  void blur(PreparedImage& image, const std::string& key, FileResult& result,
+            GpuJpegWork* jpeg = nullptr);
 
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
   GpuPool* gpus(std::string& why);

@@ -175,6 +175,9 @@ void define_blur_options(CLI::App& app, Request& r, Given& g) {
 void define_gpu_options(CLI::App& app, Request& r, Given& g) {
   add_choice(app, "--device", r.device, kDeviceNames,
              "Where to blur: " + choices_help(kDeviceNames));
+  add_choice(app, "--codec", r.codec, kCodecNames,
+             "JPEG decoding and encoding: " + choices_help(kCodecNames) +
+                 ". Blurs are exact either way; decoders differ by a few levels (README)");
   add_choice(app, "--target", r.target, kTargetNames, "GPU code: " + choices_help(kTargetNames));
   app.add_option("--arch", g.arch,
                  "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
@@ -383,6 +386,9 @@ void validate_outputs(const Request& r) {
   }
   if (r.single && r.output == "-" && (r.json || dump_to_stdout)) {
     throw UsageError("the image goes to stdout ('-'): send --json and dumps elsewhere");
+  }
+  if (r.codec == JpegCodec::kGpu && r.device == DeviceChoice::kCpu) {
+    throw UsageError("--codec gpu needs a GPU: leave out --device cpu, or use --codec cpu");
   }
   if (r.dump_ptx && r.device == DeviceChoice::kCpu && !r.arch) {
     throw UsageError(

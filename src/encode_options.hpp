@@ -11,6 +11,18 @@ constexpr int kMaxPngLevel = 12;
 /// ImageMagick does) and 4:2:0 below.
 enum class ChromaSubsampling { kAuto, k444, k422, k420 };
 
+/// What kAuto means where there is no JPEG input to keep: the rule above, one definition for the
+/// CPU's encoder (libjpeg-turbo) and the GPU's (nvJPEG).
+constexpr ChromaSubsampling resolved_subsampling(ChromaSubsampling s, int quality) {
+  if (s != ChromaSubsampling::kAuto) return s;
+  return quality >= 90 ? ChromaSubsampling::k444 : ChromaSubsampling::k420;
+}
+
+/// Which codec reads and writes JPEG (--codec): kAuto takes the GPU's (nvJPEG) where it is
+/// there, with the CPU's threads taking a share of the files; kGpu the GPU's for every file it
+/// supports, or an error without one; kCpu libjpeg-turbo only, the same bytes on every machine.
+enum class JpegCodec { kAuto, kGpu, kCpu };
+
 struct EncodeOptions {
   // libdeflate's level 0..12 for PNG's image data (png_encode.hpp). The default is chosen from
   // measurements on a blurred 1080p photo (bench/HISTORY.md): level 1 writes 2% more than level 2

@@ -26,6 +26,7 @@ struct FileResult {
   int width = 0, height = 0, channels = 0, bits = 0;   // as decoded
   std::string format_in;                               // as decoded
   std::string device;                                  // "gpu" or "cpu"
+  std::string decoder, encoder;  // JPEG's codecs: "nvjpeg hardware", "libjpeg-turbo", ...; else ""
   int stacked = 0;                                     // on a GPU: the images in its launch
   std::vector<std::pair<std::string, double>> stages;  // wall milliseconds, in order
   std::vector<std::string> notes;                      // conversions, metadata not kept (--verbose)

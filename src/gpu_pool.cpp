@@ -1,6 +1,7 @@
 // gpu_pool.cpp — the queue, and each GPU's worker: stacks, two streams, kernels loaded per context.
 #include "gpu_pool.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -35,11 +36,18 @@ struct Request {
   void* pixels = nullptr;
   std::size_t row_bytes = 0;
   int width = 0, height = 0;
+  int channels = 0;
+  GpuJpegWork* jpeg = nullptr;
   Clock::time_point queued;
   std::promise<GpuBlurTimes> done;
 
+  std::optional<JpegEncodeSettings> encode() const {
+    return jpeg ? jpeg->encode : std::nullopt;
+  }
+  // One stack is encoded with one setting of the encoder's parameters.
   bool stacks_with(const Request& r) const {
-    return r.key == key && r.width == width && r.height == height && r.row_bytes == row_bytes;
+    return r.key == key && r.width == width && r.height == height && r.row_bytes == row_bytes &&
+           r.encode() == encode();
   }
 };
 using RequestPtr = std::shared_ptr<Request>;
@@ -119,13 +127,50 @@ struct LoadedKernel {
   BlurFunctions functions;
 };
 
-// One stream's share of a worker: its buffers, its events, and the stack in flight on it.
+// A worker's nvJPEG, started at its first JPEG; where it cannot start, why (each JPEG it is
+// given then goes back to the CPU's codec).
+struct JpegEngine {
+  std::optional<GpuJpegEngine> engine;
+  std::string failure;
+  bool tried = false;
+
+  GpuJpegEngine& get() {
+    if (!tried) {
+      tried = true;
+      try {
+        engine.emplace();
+      } catch (const GpuJpegError& e) {
+        failure = e.what();
+      }
+    }
+    if (!engine) throw GpuJpegError(failure);
+    return *engine;
+  }
+};
+
+// One stream's share of a worker: its buffers, its events, its JPEG codec state, and the stack
+// in flight on it (an image nvJPEG declined leaves a null in its place).
 struct Slot {
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, done;
   std::optional<cuda::DeviceBuffer> in, out, scratch;
+  std::unique_ptr<GpuJpegSlot> jpeg;
   std::vector<RequestPtr> busy;
+
+  GpuJpegSlot& jpeg_codec(JpegEngine& engine) {
+    if (!jpeg) {
+      jpeg = std::make_unique<GpuJpegSlot>(engine.get(),
+                                           reinterpret_cast<std::uintptr_t>(stream.get()));
+    }
+    return *jpeg;
+  }
 };
+
+// Hands `r` back to the CPU's codec.
+void decline(RequestPtr& r, const std::string& why) {
+  r->done.set_exception(std::make_exception_ptr(GpuJpegError(why)));
+  r.reset();
+}
 
 void ensure(std::optional<cuda::DeviceBuffer>& buffer, std::size_t bytes) {
   if (bytes == 0 || (buffer && buffer->size() >= bytes)) return;
@@ -156,7 +201,8 @@ CUDA_MEMCPY2D host_copy(const Request& r, CUdeviceptr device, std::size_t pitch,
 }
 
 void fail(std::vector<RequestPtr>& stack, const std::exception_ptr& error) {
-  for (const RequestPtr& r : stack) r->done.set_exception(error);
+  for (const RequestPtr& r : stack)
+    if (r) r->done.set_exception(error);
   stack.clear();
 }
 
@@ -216,6 +262,7 @@ class Worker {
   // its context and the slots' streams and buffers, declared here and destroyed first.
   void serve() {
     std::map<std::string, LoadedKernel> loaded;
+    JpegEngine jpeg;  // before the slots, whose codec states it outlives
     std::vector<Slot> slots(2);
     std::size_t next = 0;
     try {
@@ -228,7 +275,7 @@ class Worker {
         }
         Slot& slot = slots[next++ % slots.size()];
         complete(slot);
-        launch(slot, stack, loaded);
+        launch(slot, stack, loaded, jpeg);
       }
     } catch (...) {  // the context is broken: nothing in flight will come back
       for (Slot& s : slots) fail(s.busy, std::current_exception());
@@ -259,11 +306,13 @@ class Worker {
 
   // Enqueues the stack on the slot's stream: copies in, the blur, copies out.
   void launch(Slot& slot, std::vector<RequestPtr>& stack,
-              std::map<std::string, LoadedKernel>& loaded) {
-    const Request& first = *stack[0];
+              std::map<std::string, LoadedKernel>& loaded, JpegEngine& jpeg) {
+    // Copied: a declined image's request may be gone once handed back.
+    const int width = stack[0]->width, height = stack[0]->height;
+    const std::size_t row_bytes = stack[0]->row_bytes;
     LoadedKernel* kernel = nullptr;
     try {
-      kernel = &kernel_for(first, loaded);
+      kernel = &kernel_for(*stack[0], loaded);
     } catch (const CudaError&) {
       throw;         // the GPU, not the kernel: the worker stops
     } catch (...) {  // the kernel (a compile error): these images fail, the GPU goes on
@@ -272,33 +321,67 @@ class Worker {
     }
     const GeneratedKernel& k = kernel->blur->kernel;
     const int n = static_cast<int>(stack.size());
-    const LaunchDims dims = launch_dims(k, first.width, first.height, gpu_.sm_count, n);
-    const std::size_t pitch = device_pitch(first.row_bytes);
-    const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(first.height));
+    const LaunchDims dims = launch_dims(k, width, height, gpu_.sm_count, n);
+    const std::size_t pitch = device_pitch(row_bytes);
+    const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(height));
     ensure(slot.in, image_bytes * stack.size());
     ensure(slot.out, image_bytes * stack.size());
-    ensure(slot.scratch, blur_scratch_bytes(k, first.width, first.height, n));
+    ensure(slot.scratch, blur_scratch_bytes(k, width, height, n));
     const auto& driver = cuda::api();
     slot.start.record(slot.stream);
+    std::vector<JpegToDecode> to_decode;
     for (std::size_t i = 0; i < stack.size(); ++i) {
+      if (stack[i]->jpeg && stack[i]->jpeg->decode) {
+        to_decode.push_back({i, stack[i]->jpeg->decode});
+        continue;
+      }
       const CUDA_MEMCPY2D copy =
           host_copy(*stack[i], slot.in->get() + i * image_bytes, pitch, true);
       GB_CU_CHECK(driver.cuMemcpy2DAsync(&copy, slot.stream.get()), "copying an image to the GPU");
     }
+    if (!to_decode.empty()) decode_jpegs(slot, stack, to_decode, jpeg, pitch, image_bytes);
     slot.uploaded.record(slot.stream);
     const int device_pitch_arg = static_cast<int>(pitch);
     launch_blur(k, kernel->functions, dims, {slot.in->get(), device_pitch_arg},
-                {slot.out->get(), device_pitch_arg}, first.width, first.height, n,
+                {slot.out->get(), device_pitch_arg}, width, height, n,
                 slot.scratch ? slot.scratch->get() : 0, slot.stream.get());
     slot.computed.record(slot.stream);
     for (std::size_t i = 0; i < stack.size(); ++i) {
-      const CUDA_MEMCPY2D copy =
-          host_copy(*stack[i], slot.out->get() + i * image_bytes, pitch, false);
+      if (!stack[i]) continue;
+      const CUdeviceptr result = slot.out->get() + i * image_bytes;
+      if (const std::optional<JpegEncodeSettings> settings = stack[i]->encode()) {
+        try {
+          slot.jpeg_codec(jpeg).encode(i, result, pitch, width, height,
+                                       stack[i]->channels, *settings);
+        } catch (const GpuJpegError& e) {
+          decline(stack[i], e.what());
+        }
+        continue;
+      }
+      const CUDA_MEMCPY2D copy = host_copy(*stack[i], result, pitch, false);
       GB_CU_CHECK(driver.cuMemcpy2DAsync(&copy, slot.stream.get()),
                   "copying a result from the GPU");
     }
     slot.done.record(slot.stream);
     slot.busy = std::move(stack);
+  }
+
+  // Enqueues nvJPEG's decode of the stack's JPEGs into their places; those it does not take go
+  // back to the CPU (their places are blurred too, and their results dropped).
+  void decode_jpegs(Slot& slot, std::vector<RequestPtr>& stack,
+                    const std::vector<JpegToDecode>& jpegs, JpegEngine& jpeg, std::size_t pitch,
+                    std::size_t image_bytes) {
+    std::vector<std::size_t> declined;
+    std::string why = "nvJPEG does not decode it";
+    try {
+      GpuJpegSlot& codec = slot.jpeg_codec(jpeg);
+      declined = codec.decode(jpegs, stack[0]->channels, slot.in->get(), pitch, image_bytes);
+      for (const JpegToDecode& j : jpegs) stack[j.index]->jpeg->decoder = jpeg.get().decoder();
+    } catch (const GpuJpegError& e) {
+      why = e.what();
+      for (const JpegToDecode& j : jpegs) declined.push_back(j.index);
+    }
+    for (const std::size_t i : declined) decline(stack[i], why);
   }
 
   // Waits for the slot's stack and hands its images back.
@@ -313,11 +396,22 @@ class Worker {
     t.gpu = index_;
     {
       const std::lock_guard<std::mutex> lock(stats_mutex_);
-      stats_.images += t.stacked;
+      stats_.images += static_cast<long>(
+          std::count_if(slot.busy.begin(), slot.busy.end(), [](const RequestPtr& r) { return r; }));
       stats_.launches += 1;
       stats_.busy_ms += slot.done.elapsed_since(slot.start);
     }
-    for (const RequestPtr& r : slot.busy) {
+    for (std::size_t i = 0; i < slot.busy.size(); ++i) {
+      RequestPtr& r = slot.busy[i];
+      if (!r) continue;
+      if (r->encode()) {
+        try {
+          r->jpeg->encoded = slot.jpeg->encoded(i);
+        } catch (const GpuJpegError& e) {
+          decline(r, e.what());
+          continue;
+        }
+      }
       GpuBlurTimes mine = t;
       mine.wait_ms = ms_since(r->queued);
       r->done.set_value(mine);
@@ -410,18 +504,25 @@ std::vector<GpuWorkerStats> GpuPool::stats() const {
   return all;
 }
 
-GpuBlurTimes GpuPool::blur(PreparedImage& image, const std::string& key) {
+GpuBlurTimes GpuPool::blur(PreparedImage& image, const std::string& key, GpuJpegWork* jpeg) {
   impl_->wait_ready();
   auto r = std::make_shared<Request>();
   r->image = &image;
   r->key = key;
+  r->jpeg = jpeg;
+  r->channels = image.spec.channels;
+  // Decoded on the GPU and brought back: the samples' host memory, which decoding left out.
+  if (jpeg && jpeg->decode && !jpeg->encode && image.format == SampleFormat::k8 &&
+      image.image.pixels.empty()) {
+    image.image.pixels.resize(image.image.row_bytes() * static_cast<std::size_t>(image.image.height));
+  }
   r->pixels = pixels_of(image, r->row_bytes, r->width, r->height);
   std::future<GpuBlurTimes> done = r->done.get_future();
   // Pinned memory lets the copies run asynchronously at the link's speed; pinning it here, on the
   // caller's thread, keeps that work off the GPU's worker (about 0.06 ms per MB).
   const auto pin_start = Clock::now();
   std::optional<cuda::PinnedHostRange> pinned;
-  if (impl_->pinning_session) {
+  if (impl_->pinning_session && r->pixels) {
     impl_->pinning_session->make_current();
     pinned.emplace(r->pixels, r->row_bytes * static_cast<std::size_t>(r->height));
   }

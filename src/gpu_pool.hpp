@@ -10,23 +10,37 @@
 // well under a millisecond, its codecs tens).
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "gpu_blur.hpp"
+#include "gpu_jpeg.hpp"
 #include "kernel_library.hpp"
 #include "prepared_image.hpp"
 
 namespace gpublur {
 
+/// What the GPU's JPEG codec (gpu_jpeg.hpp) does for one image, beside its blur.
+struct GpuJpegWork {
+  /// Decode this JPEG on the GPU instead of uploading the image's samples (which may then be
+  /// empty: they are allocated where the result comes back to the host).
+  const std::vector<std::uint8_t>* decode = nullptr;
+  /// Encode the result as a JPEG on the GPU instead of bringing its samples back.
+  std::optional<JpegEncodeSettings> encode;
+  std::vector<std::uint8_t> encoded;  // out: the JPEG, once encoded
+  std::string decoder;                // out: which decoded it ("hardware", "gpu hybrid")
+};
+
 /// What one image's trip through a GPU took.
 struct GpuBlurTimes {
   double pin_ms = 0;    // cuMemHostRegister of its memory (host clock)
   double wait_ms = 0;   // from handing it over to getting it back (host clock)
-  float upload_ms = 0;  // its stack's copies to the GPU (CUDA events)
+  float upload_ms = 0;  // its stack's copies to the GPU and JPEG decodes (CUDA events)
   float kernel_ms = 0;  // its stack's kernel(s)
-  float download_ms = 0;
+  float download_ms = 0;  // its stack's copies from the GPU and JPEG encodes
   int stacked = 1;  // images in its stack's launch
   int gpu = 0;      // which worker: an index into GpuPool::gpus()
 };
@@ -53,9 +67,11 @@ class GpuPool {
   GpuPool& operator=(const GpuPool&) = delete;
 
   /// Blurs `image` (its samples, in place) with the kernel `key` names, on the first free GPU;
-  /// waits for it. Thread-safe. Throws what its kernel's compile throws, CudaError where the GPU
-  /// fails, and Error("no usable GPU: why") once no worker is left.
-  GpuBlurTimes blur(PreparedImage& image, const std::string& key);
+  /// waits for it. With `jpeg`, decodes and/or encodes it there too. Thread-safe. Throws what its
+  /// kernel's compile throws, CudaError where the GPU fails, Error("no usable GPU: why") once no
+  /// worker is left, and GpuJpegError where nvJPEG did not take the image (then `image` is as it
+  /// was: the caller decodes and encodes it on the CPU).
+  GpuBlurTimes blur(PreparedImage& image, const std::string& key, GpuJpegWork* jpeg = nullptr);
 
   /// Waits until every worker has opened its context or failed to; true if one opened. `why`:
   /// the first failure.

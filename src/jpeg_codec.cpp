@@ -114,6 +114,23 @@ void cmyk_to_rgb(const std::uint8_t* cmyk, std::uint8_t* rgb, int width, bool in
   }
 }
 
+// The header, and the checks every decode makes before any image data: the size against
+// `limits`, and that a Huffman-coded file has at least a bit per 8x8 block of its first component.
+// Call under decode's or read_facts's setjmp.
+void read_checked_header(jpeg_decompress_struct& cinfo, const std::uint8_t* data, std::size_t size,
+                         const DecodeLimits& limits) {
+  jpeg_mem_src(&cinfo, data, static_cast<unsigned long>(size));
+  jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xffff);  // EXIF
+  jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xffff);  // ICC profile
+  jpeg_read_header(&cinfo, TRUE);
+  check_image_size(cinfo.image_width, cinfo.image_height, limits);
+  if (!cinfo.arith_code) {
+    const std::uint64_t blocks =
+        (std::uint64_t{cinfo.image_width} + 7) / 8 * ((cinfo.image_height + 7) / 8);
+    check_data_holds(std::uint64_t{size} * 8, blocks, "bits of coded blocks");
+  }
+}
+
 // True on success; false with d.errors.message after libjpeg's error.
 bool decode(Decoder& d, const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   jpeg_decompress_struct& cinfo = d.cinfo;
@@ -122,16 +139,7 @@ bool decode(Decoder& d, const std::uint8_t* data, std::size_t size, const Decode
   if (setjmp(d.errors.jump)) return false;
   jpeg_create_decompress(&cinfo);
   d.created = true;
-  jpeg_mem_src(&cinfo, data, static_cast<unsigned long>(size));
-  jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xffff);  // EXIF
-  jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xffff);  // ICC profile
-  jpeg_read_header(&cinfo, TRUE);
-  check_image_size(cinfo.image_width, cinfo.image_height, limits);
-  if (!cinfo.arith_code) {  // Huffman codes at least one bit per 8x8 block of the first component
-    const std::uint64_t blocks =
-        (std::uint64_t{cinfo.image_width} + 7) / 8 * ((cinfo.image_height + 7) / 8);
-    check_data_holds(std::uint64_t{size} * 8, blocks, "bits of coded blocks");
-  }
+  read_checked_header(cinfo, data, size, limits);
   const bool gray = cinfo.jpeg_color_space == JCS_GRAYSCALE;
   const bool cmyk = cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK;
   cinfo.out_color_space = gray ? JCS_GRAYSCALE : cmyk ? JCS_CMYK : JCS_RGB;
@@ -152,6 +160,64 @@ bool decode(Decoder& d, const std::uint8_t* data, std::size_t size, const Decode
   return true;
 }
 
+// Why nvJPEG may not decode this file as libjpeg-turbo would (empty: it may). After the header.
+std::string gpu_decode_obstacle(const jpeg_decompress_struct& cinfo) {
+  if (cinfo.data_precision != 8) return std::to_string(cinfo.data_precision) + "-bit samples";
+  if (cinfo.arith_code) return "arithmetic coding";
+  if (cinfo.progressive_mode) return "progressive";
+  if (cinfo.comps_in_scan != cinfo.num_components) return "more than one scan";
+  if (cinfo.jpeg_color_space == JCS_GRAYSCALE) return "";
+  if (cinfo.jpeg_color_space != JCS_YCbCr) return "colour space neither gray nor YCbCr";
+  const jpeg_component_info* c = cinfo.comp_info;
+  const bool chroma_full = c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1 &&
+                           c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
+  if (!chroma_full || subsampling_of(cinfo) == ChromaSubsampling::kAuto)
+    return "chroma subsampling other than 4:4:4, 4:2:2 or 4:2:0";
+  return "";
+}
+
+// Whether the entropy-coded data after the scan's header (where libjpeg stopped reading) ends in
+// EOI. Inside it 0xFF is always followed by 0x00 or a restart marker, so FF D9 there is the end.
+bool scan_ends(const jpeg_decompress_struct& cinfo, const std::uint8_t* data, std::size_t size) {
+  const std::uint8_t* from = cinfo.src->next_input_byte;
+  const std::uint8_t* end = data + size;
+  for (const std::uint8_t* p = from; p + 1 < end; ++p) {
+    if (p[0] == 0xFF && p[1] == 0xD9) return true;
+  }
+  return false;
+}
+
+struct FactsReader {
+  jpeg_decompress_struct cinfo{};
+  ErrorManager errors;
+  bool created = false;
+  JpegFacts facts;
+  ~FactsReader() {
+    if (created) jpeg_destroy_decompress(&cinfo);
+  }
+};
+
+bool read_facts(FactsReader& r, const std::uint8_t* data, std::size_t size,
+                const DecodeLimits& limits) {
+  jpeg_decompress_struct& cinfo = r.cinfo;
+  cinfo.err = &r.errors.manager;
+  init_errors(r.errors);
+  if (setjmp(r.errors.jump)) return false;
+  jpeg_create_decompress(&cinfo);
+  r.created = true;
+  read_checked_header(cinfo, data, size, limits);
+  JpegFacts& f = r.facts;
+  f.width = static_cast<int>(cinfo.image_width);
+  f.height = static_cast<int>(cinfo.image_height);
+  f.channels = cinfo.jpeg_color_space == JCS_GRAYSCALE ? 1 : 3;
+  f.subsampling = subsampling_of(cinfo);
+  f.metadata = metadata_of(cinfo);
+  f.why_not = gpu_decode_obstacle(cinfo);
+  if (f.why_not.empty() && !scan_ends(cinfo, data, size)) f.why_not = "no end of image (EOI)";
+  f.gpu_decodable = f.why_not.empty();
+  return true;
+}
+
 struct Encoder {
   jpeg_compress_struct cinfo{};
   ErrorManager errors;
@@ -167,8 +233,7 @@ struct Encoder {
 
 void set_subsampling(jpeg_compress_struct& cinfo, ChromaSubsampling s, int quality) {
   if (cinfo.num_components < 3) return;
-  if (s == ChromaSubsampling::kAuto)
-    s = quality >= 90 ? ChromaSubsampling::k444 : ChromaSubsampling::k420;
+  s = resolved_subsampling(s, quality);
   cinfo.comp_info[0].h_samp_factor = s == ChromaSubsampling::k444 ? 1 : 2;
   cinfo.comp_info[0].v_samp_factor = s == ChromaSubsampling::k420 ? 2 : 1;
 }
@@ -241,6 +306,13 @@ DecodedImage decode_jpeg(const std::uint8_t* data, std::size_t size, const Decod
   d.result.format = ImageFormat::kJpeg;
   if (subsampling) *subsampling = d.subsampling;
   return std::move(d.result);
+}
+
+JpegFacts read_jpeg_facts(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
+  FactsReader r;
+  if (!read_facts(r, data, size, limits))
+    throw IoError(std::string("damaged JPEG: ") + r.errors.message);
+  return std::move(r.facts);
 }
 
 std::vector<std::uint8_t> encode_jpeg(const Image& image, int quality,

@@ -16,6 +16,9 @@
 #include "atomic_file.hpp"
 #include "image_decode.hpp"
 #include "image_encode.hpp"
+#include "jpeg_codec.hpp"
+#include "jpeg_markers.hpp"
+#include "jpeg_route.hpp"
 #include "prepared_image.hpp"
 #include "stop_signals.hpp"
 
@@ -63,6 +66,8 @@ struct Item {
   Metadata metadata;
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
   std::uint64_t held = 0;  // bytes counted against the budget
+  std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
+  std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
 
   bool going() const { return result.status == FileResult::Status::kDone; }
 };
@@ -102,24 +107,42 @@ void stage(Item& item, F&& work) {
   }
 }
 
-void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget) {
+std::string input_name(const Job& job) { return job.input == "-" ? "standard input" : job.input; }
+
+// A JPEG the GPU will decode: its header's facts, its samples not yet there. Empty where the CPU
+// decodes it (the GPU is busy or absent, nvJPEG does not take this kind, --linear needs the
+// samples on the host).
+std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& bytes, Item& item,
+                                           const PipelineSettings& s, JpegRoute& route) {
+  if (!route.considers_gpu() || s.blur.linear ||
+      sniff_format(bytes.data(), bytes.size(), item.result.job.input) != ImageFormat::kJpeg) {
+    return std::nullopt;
+  }
+  const auto start = Clock::now();
+  JpegFacts facts = read_jpeg_facts(bytes.data(), bytes.size(), s.limits);
+  item.result.stages.emplace_back("parse", ms_since(start));
+  std::string why = facts.why_not;
+  if (!facts.gpu_decodable || !route.take_decode(why)) {
+    item.result.notes.push_back("decoded on the CPU: " + why);
+    return std::nullopt;
+  }
+  DecodedImage d;
+  d.format = ImageFormat::kJpeg;
+  d.image.width = facts.width, d.image.height = facts.height, d.image.channels = facts.channels;
+  d.metadata = std::move(facts.metadata);
+  d.subsampling = facts.subsampling;
+  return d;
+}
+
+// Fills the item's facts from `decoded` and prepares it for the blur.
+void prepare(Item& item, DecodedImage&& decoded, const PipelineSettings& s) {
   FileResult& r = item.result;
-  budget.wait_for_room();
-  auto start = Clock::now();
-  std::vector<std::uint8_t> bytes = read_file(r.job.input);
-  r.stages.emplace_back("read", ms_since(start));
-  r.bytes_in = bytes.size();
-  start = Clock::now();
-  DecodedImage decoded =
-      decode_image(bytes, r.job.input == "-" ? "standard input" : r.job.input, s.limits);
-  r.stages.emplace_back("decode", ms_since(start));
-  bytes = {};
   r.width = decoded.width(), r.height = decoded.height(), r.channels = decoded.channels();
   r.bits = decoded.bits;
   r.format_in = std::string(format_name(decoded.format));
   if (!s.strip_metadata) item.metadata = std::move(decoded.metadata);
   item.subsampling = decoded.subsampling;
-  start = Clock::now();
+  const auto start = Clock::now();
   item.prepared = prepare_image(std::move(decoded), s.blur, r.job.format);
   r.stages.emplace_back("prepare", ms_since(start));
   r.spec = item.prepared->spec;
@@ -128,8 +151,81 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
   r.notes = item.prepared->notes;
   r.warning = item.prepared->warning;
   r.conversion = item.prepared->warning;
-  item.held = bytes_of(*item.prepared);
+}
+
+DecodedImage decode_on_cpu(const std::vector<std::uint8_t>& bytes, FileResult& r,
+                           const PipelineSettings& s) {
+  const auto start = Clock::now();
+  DecodedImage decoded = decode_image(bytes, input_name(r.job), s.limits);
+  r.stages.emplace_back("decode", ms_since(start));
+  if (decoded.format == ImageFormat::kJpeg) r.decoder = "libjpeg-turbo";
+  return decoded;
+}
+
+void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget,
+                      JpegRoute& route) {
+  FileResult& r = item.result;
+  budget.wait_for_room();
+  const auto start = Clock::now();
+  std::vector<std::uint8_t> bytes = read_file(r.job.input);
+  r.stages.emplace_back("read", ms_since(start));
+  r.bytes_in = bytes.size();
+  if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route)) {
+    item.jpeg = std::move(bytes);
+    prepare(item, std::move(*undecoded), s);
+    item.held = item.jpeg.size();
+  } else {
+    DecodedImage decoded = decode_on_cpu(bytes, r, s);
+    bytes = {};
+    prepare(item, std::move(decoded), s);
+    item.held = bytes_of(*item.prepared);
+  }
   budget.add(item.held);
+}
+
+// The blur, with the GPU's JPEG codec where the route gives it the file. What nvJPEG hands back
+// is decoded on the CPU (which reports a damaged file as it always does) and blurred again
+// without it.
+void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRoute& route) {
+  FileResult& r = item.result;
+  const std::string key = kernel_key(*item.prepared);
+  GpuJpegWork work;
+  const bool gpu_decoded = !item.jpeg.empty();
+  if (gpu_decoded) work.decode = &item.jpeg;
+  if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared)) {
+    const ChromaSubsampling asked = s.encode.jpeg_subsampling == ChromaSubsampling::kAuto
+                                        ? item.subsampling
+                                        : s.encode.jpeg_subsampling;
+    work.encode = JpegEncodeSettings{s.encode.jpeg_quality,
+                                     resolved_subsampling(asked, s.encode.jpeg_quality)};
+  }
+  const bool with_codec = work.decode || work.encode;
+  try {
+    device.blur(*item.prepared, key, r, with_codec ? &work : nullptr);
+  } catch (const GpuJpegError& e) {
+    r.notes.push_back(std::string("the CPU's codec took it: ") + e.what());
+    work = GpuJpegWork{};
+    if (gpu_decoded) {
+      route.finished();
+      DecodedImage decoded = decode_on_cpu(item.jpeg, r, s);
+      item.jpeg = {};
+      prepare(item, std::move(decoded), s);
+    }
+    device.blur(*item.prepared, key, r);
+    return;
+  } catch (...) {
+    if (gpu_decoded) route.finished();
+    throw;
+  }
+  if (gpu_decoded) {
+    route.finished();
+    item.jpeg = {};
+    r.decoder = JpegRoute::gpu_codec_name(work.decoder);
+  }
+  if (work.encode && !work.encoded.empty()) {
+    item.encoded = std::move(work.encoded);
+    r.encoder = "nvjpeg";
+  }
 }
 
 std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeOptions options,
@@ -171,8 +267,16 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
                       " cannot hold it");
   }
   start = Clock::now();
-  const std::vector<std::uint8_t> bytes = encode(finished, r.job, options, item.metadata);
-  r.stages.emplace_back("encode", ms_since(start));
+  std::vector<std::uint8_t> bytes;
+  if (!item.encoded.empty()) {  // encoded on the GPU: the metadata the CPU's encoder writes
+    bytes = with_jpeg_metadata(item.encoded, item.metadata);
+    item.encoded = {};
+    r.stages.emplace_back("metadata", ms_since(start));
+  } else {
+    bytes = encode(finished, r.job, options, item.metadata);
+    r.stages.emplace_back("encode", ms_since(start));
+    if (r.job.format == ImageFormat::kJpeg) r.encoder = "libjpeg-turbo";
+  }
   r.bytes_out = bytes.size();
   if (stop_requested()) {  // nothing new is written once asked to stop
     r.status = FileResult::Status::kInterrupted;
@@ -193,8 +297,12 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   }
   const int concurrency =
       settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
-  // Two images per thread: one in a CPU stage, one waiting for or on the GPU.
-  const std::size_t tokens = static_cast<std::size_t>(std::clamp(2 * concurrency, 4, 128));
+  // Two images per thread: one in a CPU stage, one waiting for or on the GPU. Where the GPU may
+  // decode and encode JPEGs, more: its stacks hold images the CPU's threads need not work on.
+  const int per_thread = settings.codec == JpegCodec::kCpu ? 2 : 4;
+  const std::size_t tokens =
+      static_cast<std::size_t>(std::clamp(per_thread * concurrency, 4, 128));
+  JpegRoute route(settings.codec, device, tokens / 2);
   MemoryBudget budget(settings.memory_budget);
   std::size_t next = 0;
   tbb::parallel_pipeline(
@@ -212,11 +320,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
         }
         return item.release();
       }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-        stage(*item, [&] { read_and_prepare(*item, settings, budget); });
+        stage(*item, [&] { read_and_prepare(*item, settings, budget, route); });
         return item;
       }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-        stage(*item,
-              [&] { device.blur(*item->prepared, kernel_key(*item->prepared), item->result); });
+        stage(*item, [&] { blur_item(*item, settings, device, route); });
         return item;
       }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
         stage(*item, [&] { finish_and_write(*item, settings); });

@@ -3,6 +3,10 @@
 //   jobs -> read + decode + prepare (CPU threads) -> blur (GPUs, or the CPU) -> finish + encode +
 //   atomic write (CPU threads) -> report (one file at a time)
 //
+// JPEGs may skip the CPU's codecs (jpeg_route.hpp): the read stage parses the header only, the
+// GPU decodes, blurs and encodes, and the write stage adds the metadata. Whatever nvJPEG does
+// not take goes back to the CPU's codec, which decodes it (or reports it damaged) as ever.
+//
 // The stages are oneTBB's parallel_pipeline: a bounded number of images in flight (and a memory
 // budget for large ones), so memory does not grow with the number of files and the slowest stage
 // sets the pace; each stage takes whichever image is next. One file's failure is that file's
@@ -30,6 +34,7 @@ struct PipelineSettings {
   bool strip_metadata = false;  // write no ICC profile, EXIF or density
   bool skip_existing = false;   // a job whose output existed when planned is skipped
   Durability durability = Durability::kRenamed;  // --fsync: kFlushed
+  JpegCodec codec = JpegCodec::kAuto;            // who decodes and encodes JPEG (jpeg_route.hpp)
   unsigned threads = 0;                          // CPU threads (0: all the process may use)
   /// Decoded images in flight stop growing past this many bytes (one image is always let in).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;

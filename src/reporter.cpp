@@ -167,6 +167,8 @@ std::string Reporter::file_json(const FileResult& r) const {
   }
   if (!r.device.empty()) s += ", \"device\": " + json_string(r.device);
   if (r.stacked > 0) s += ", \"stacked\": " + std::to_string(r.stacked);
+  if (!r.decoder.empty()) s += ", \"decoder\": " + json_string(r.decoder);
+  if (!r.encoder.empty()) s += ", \"encoder\": " + json_string(r.encoder);
   s += ", \"ms\": {";
   for (std::size_t i = 0; i < r.stages.size(); ++i) {
     s += (i ? ", " : "") + json_string(r.stages[i].first) + ": " + number(r.stages[i].second);
@@ -213,6 +215,8 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
   report.fact("y", axis_json(request_.blur.size.y));
   report.fact("border", json_string(std::string(border_name(request_.blur.border))));
   report.fact("device", json_string(r.device.empty() ? "none" : r.device));
+  if (!r.decoder.empty()) report.fact("decoder", json_string(r.decoder));
+  if (!r.encoder.empty()) report.fact("encoder", json_string(r.encoder));
   if (!gpus.empty()) {
     const GpuInfo& g = gpus.front().gpu;
     report.fact("gpu",

@@ -26,6 +26,12 @@ inline constexpr NameTable<DeviceChoice, 3> kDeviceNames{{{
     {DeviceChoice::kCpu, "cpu", "the CPU, byte-identical to the GPU"},
 }}};
 
+inline constexpr NameTable<JpegCodec, 3> kCodecNames{{{
+    {JpegCodec::kAuto, "auto", "nvJPEG on the GPU where there is one, with CPU threads sharing"},
+    {JpegCodec::kGpu, "gpu", "nvJPEG for every JPEG it takes, or an error without it"},
+    {JpegCodec::kCpu, "cpu", "libjpeg-turbo only: the same bytes on every machine"},
+}}};
+
 struct Request {
   /// kVersion: print versions. kCompile: generate and compile a kernel for --dump-ptx or
   /// --dump-source only (with an input image: for its channels and depth). kBlur: blur images.
@@ -48,6 +54,7 @@ struct Request {
   int channels = 3;  // kCompile without an image: the channel count to compile for
 
   DeviceChoice device = DeviceChoice::kAuto;
+  JpegCodec codec = JpegCodec::kAuto;  // --codec: who decodes and encodes JPEG
   std::vector<int> devices;  // GPU ordinals (an ordinal twice: two workers); empty: every GPU
   unsigned threads = 0;      // CPU threads; 0: all the process may use
   Target target = Target::kCubin;

@@ -16,6 +16,7 @@
 #include "reporter.hpp"
 #include "run_report.hpp"
 #include "stop_signals.hpp"
+#include "gpu_jpeg.hpp"
 #include "version.hpp"
 
 namespace gpublur {
@@ -30,7 +31,12 @@ int print_version(std::ostream& out) {
   } catch (const Error& e) {
     out << "NVRTC: not available: " << e.what() << "\n";
   }
-  std::string why;
+  std::string why, nvjpeg;
+  if (gpu_jpeg_available(why, &nvjpeg)) {
+    out << nvjpeg << " (JPEG on the GPU)\n";
+  } else {
+    out << "nvJPEG: not available: " << why << "\n";
+  }
   const std::vector<GpuInfo> gpus = probe_gpus(why);
   if (gpus.empty()) out << "GPU: none (" << why << ")\n";
   for (const GpuInfo& gpu : gpus) {
@@ -194,6 +200,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   settings.skip_existing = r.skip_existing;
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
+  settings.codec = r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec;
   {
     const StopSignals signals;
     run_pipeline(jobs, settings, device, reporter);

@@ -1,0 +1,213 @@
+// gpu_jpeg.cpp — nvJPEG's handles, its batched decoder and its encoder, per worker and stream.
+#include "gpu_jpeg.hpp"
+
+#include "cuda_driver.hpp"
+#include "nvjpeg_api.hpp"
+
+namespace gpublur {
+namespace {
+
+const nvjpeg::Api& library() {
+  std::string why;
+  const nvjpeg::Api* api = nvjpeg::load(why);
+  if (!api) throw GpuJpegError(why);
+  return *api;
+}
+
+cudaStream_t runtime_stream(std::uintptr_t stream) {
+  // The runtime's cudaStream_t and the driver's CUstream are the same handle.
+  return reinterpret_cast<cudaStream_t>(stream);
+}
+
+nvjpegChromaSubsampling_t css_of(ChromaSubsampling s) {
+  switch (s) {
+    case ChromaSubsampling::k420: return NVJPEG_CSS_420;
+    case ChromaSubsampling::k422: return NVJPEG_CSS_422;
+    default: return NVJPEG_CSS_444;
+  }
+}
+
+struct Handle {
+  nvjpegHandle_t h = nullptr;
+  Handle() = default;
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  ~Handle() {
+    if (h) library().nvjpegDestroy(h);
+  }
+};
+
+// A handle on `backend`, or null where nvJPEG refuses it (no hardware decoder on this GPU).
+nvjpegStatus_t create(nvjpegBackend_t backend, unsigned flags, Handle& handle) {
+  return library().nvjpegCreateEx(backend, nullptr, nullptr, flags, &handle.h);
+}
+
+}  // namespace
+
+bool gpu_jpeg_available(std::string& why, std::string* what) {
+  const nvjpeg::Api* api = nvjpeg::load(why);
+  if (api && what) *what = api->path;
+  return api != nullptr;
+}
+
+struct GpuJpegEngine::Impl {
+  Handle decode;  // the batched decoder's
+  Handle encode;  // the encoder's (the default backend: CUDA cores)
+  std::string decoder;
+};
+
+GpuJpegEngine::GpuJpegEngine() : impl_(std::make_unique<Impl>()) {
+  const nvjpeg::Api& nv = library();
+  // Chroma upsampled by interpolation, as libjpeg-turbo's "fancy" upsampling does, rather than
+  // by repeating samples: the decoded pixels stay closer to the CPU decoder's.
+  const unsigned flags = NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+  if (create(NVJPEG_BACKEND_HARDWARE, flags, impl_->decode) == NVJPEG_STATUS_SUCCESS) {
+    impl_->decoder = "hardware";
+  } else {
+    impl_->decode.h = nullptr;
+    GB_NVJPEG_CHECK(create(NVJPEG_BACKEND_GPU_HYBRID, flags, impl_->decode),
+                    "starting nvJPEG's decoder");
+    impl_->decoder = "gpu hybrid";
+  }
+  GB_NVJPEG_CHECK(nv.nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &impl_->encode.h),
+                  "starting nvJPEG's encoder");
+}
+
+GpuJpegEngine::~GpuJpegEngine() = default;
+
+const std::string& GpuJpegEngine::decoder() const { return impl_->decoder; }
+
+struct GpuJpegSlot::Impl {
+  Impl(GpuJpegEngine::Impl& e, cudaStream_t s) : engine(e), stream(s) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  GpuJpegEngine::Impl& engine;
+  cudaStream_t stream;
+  nvjpegJpegState_t state = nullptr;        // the batched decoder's
+  nvjpegJpegStream_t parsed = nullptr;      // a header, parsed to ask what the decoder supports
+  int batch = 0;                            // the batch size `state` is initialized for
+  nvjpegOutputFormat_t format = NVJPEG_OUTPUT_RGBI;
+  nvjpegEncoderParams_t params = nullptr;
+  std::vector<nvjpegEncoderState_t> encoders;
+
+  ~Impl() {
+    const nvjpeg::Api& nv = library();
+    for (nvjpegEncoderState_t e : encoders)
+      if (e) nv.nvjpegEncoderStateDestroy(e);
+    if (params) nv.nvjpegEncoderParamsDestroy(params);
+    if (parsed) nv.nvjpegJpegStreamDestroy(parsed);
+    if (state) nv.nvjpegJpegStateDestroy(state);
+  }
+};
+
+GpuJpegSlot::GpuJpegSlot(GpuJpegEngine& engine, std::uintptr_t stream)
+    : impl_(std::make_unique<Impl>(*engine.impl_, runtime_stream(stream))) {
+  const nvjpeg::Api& nv = library();
+  nvjpegHandle_t decode = impl_->engine.decode.h;
+  GB_NVJPEG_CHECK(nv.nvjpegJpegStateCreate(decode, &impl_->state), "starting nvJPEG's decoder");
+  GB_NVJPEG_CHECK(nv.nvjpegJpegStreamCreate(decode, &impl_->parsed), "starting nvJPEG's decoder");
+  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsCreate(impl_->engine.encode.h, &impl_->params,
+                                               impl_->stream),
+                  "starting nvJPEG's encoder");
+}
+
+GpuJpegSlot::~GpuJpegSlot() = default;
+
+std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int channels,
+                                             std::uintptr_t device, std::size_t pitch,
+                                             std::size_t image_bytes) {
+  const nvjpeg::Api& nv = library();
+  Impl& s = *impl_;
+  nvjpegHandle_t handle = s.engine.decode.h;
+  std::vector<std::size_t> declined;
+  std::vector<const unsigned char*> data;
+  std::vector<std::size_t> lengths;
+  std::vector<nvjpegImage_t> destinations;
+  std::vector<std::size_t> taken;
+  for (const JpegToDecode& j : jpegs) {
+    int unsupported = 1;
+    if (nv.nvjpegJpegStreamParseHeader(handle, j.bytes->data(), j.bytes->size(), s.parsed) !=
+            NVJPEG_STATUS_SUCCESS ||
+        nv.nvjpegDecodeBatchedSupported(handle, s.parsed, &unsupported) != NVJPEG_STATUS_SUCCESS ||
+        unsupported != 0) {
+      declined.push_back(j.index);
+      continue;
+    }
+    nvjpegImage_t out{};
+    out.channel[0] = reinterpret_cast<unsigned char*>(device + j.index * image_bytes);
+    out.pitch[0] = pitch;
+    data.push_back(j.bytes->data());
+    lengths.push_back(j.bytes->size());
+    destinations.push_back(out);
+    taken.push_back(j.index);
+  }
+  if (taken.empty()) return declined;
+  const int n = static_cast<int>(taken.size());
+  const nvjpegOutputFormat_t format = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
+  nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
+  if (n != s.batch || format != s.format) {
+    status = nv.nvjpegDecodeBatchedInitialize(handle, s.state, n, 1, format);
+    s.batch = status == NVJPEG_STATUS_SUCCESS ? n : 0;
+    s.format = format;
+  }
+  if (status == NVJPEG_STATUS_SUCCESS) {
+    status = nv.nvjpegDecodeBatched(handle, s.state, data.data(), lengths.data(),
+                                    destinations.data(), s.stream);
+  }
+  if (status != NVJPEG_STATUS_SUCCESS) {  // one bad file fails its batch: the CPU takes them all
+    s.batch = 0;                          // and the state is initialized afresh
+    declined.insert(declined.end(), taken.begin(), taken.end());
+  }
+  return declined;
+}
+
+void GpuJpegSlot::encode(std::size_t index, std::uintptr_t device, std::size_t pitch, int width,
+                         int height, int channels, const JpegEncodeSettings& settings) {
+  const nvjpeg::Api& nv = library();
+  Impl& s = *impl_;
+  nvjpegHandle_t handle = s.engine.encode.h;
+  while (s.encoders.size() <= index) {
+    nvjpegEncoderState_t e = nullptr;
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderStateCreate(handle, &e, s.stream), "starting nvJPEG's encoder");
+    s.encoders.push_back(e);
+  }
+  const nvjpegChromaSubsampling_t css = channels == 1 ? NVJPEG_CSS_GRAY : css_of(settings.subsampling);
+  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetQuality(s.params, settings.quality, s.stream),
+                  "setting the JPEG quality");
+  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetSamplingFactors(s.params, css, s.stream),
+                  "setting the JPEG subsampling");
+  nvjpegImage_t source{};
+  source.channel[0] = reinterpret_cast<unsigned char*>(device);
+  source.pitch[0] = pitch;
+  if (channels == 1) {  // the gray image is the luma plane
+    GB_NVJPEG_CHECK(nv.nvjpegEncodeYUV(handle, s.encoders[index], s.params, &source,
+                                       NVJPEG_CSS_GRAY, width, height, s.stream),
+                    "encoding a JPEG on the GPU");
+  } else {
+    GB_NVJPEG_CHECK(nv.nvjpegEncodeImage(handle, s.encoders[index], s.params, &source,
+                                         NVJPEG_INPUT_RGBI, width, height, s.stream),
+                    "encoding a JPEG on the GPU");
+  }
+}
+
+std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t index) {
+  const nvjpeg::Api& nv = library();
+  Impl& s = *impl_;
+  if (index >= s.encoders.size()) throw InternalError("no JPEG was encoded in this place");
+  nvjpegHandle_t handle = s.engine.encode.h;
+  std::size_t length = 0;
+  GB_NVJPEG_CHECK(nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], nullptr, &length,
+                                                   s.stream),
+                  "fetching a JPEG from the GPU");
+  std::vector<std::uint8_t> bytes(length);
+  GB_NVJPEG_CHECK(nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], bytes.data(),
+                                                   &length, s.stream),
+                  "fetching a JPEG from the GPU");
+  // The copy into `bytes` is ordered on the stream: wait for it before the bytes are read.
+  GB_CU_CHECK(cuda::api().cuStreamSynchronize(reinterpret_cast<CUstream>(s.stream)),
+              "fetching a JPEG from the GPU");
+  bytes.resize(length);
+  return bytes;
+}
+
+}  // namespace gpublur

@@ -1,0 +1,39 @@
+// gpu_jpeg_absent.cpp — gpu_jpeg.hpp where the build found no nvjpeg.h: nvJPEG is never
+// available, so every JPEG takes the CPU's codec (scripts/install-deps.sh fetches the header).
+#include "gpu_jpeg.hpp"
+
+namespace gpublur {
+
+bool gpu_jpeg_available(std::string& why, std::string*) {
+  why = "this gpublur was built without nvJPEG's header (nvjpeg.h)";
+  return false;
+}
+
+struct GpuJpegEngine::Impl {};
+GpuJpegEngine::GpuJpegEngine() { throw GpuJpegError("built without nvJPEG"); }
+GpuJpegEngine::~GpuJpegEngine() = default;
+const std::string& GpuJpegEngine::decoder() const {
+  static const std::string none;
+  return none;
+}
+
+struct GpuJpegSlot::Impl {};
+GpuJpegSlot::GpuJpegSlot(GpuJpegEngine&, std::uintptr_t) {
+  throw GpuJpegError("built without nvJPEG");
+}
+GpuJpegSlot::~GpuJpegSlot() = default;
+std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int,
+                                             std::uintptr_t, std::size_t, std::size_t) {
+  std::vector<std::size_t> all;
+  for (const JpegToDecode& j : jpegs) all.push_back(j.index);
+  return all;
+}
+void GpuJpegSlot::encode(std::size_t, std::uintptr_t, std::size_t, int, int, int,
+                         const JpegEncodeSettings&) {
+  throw GpuJpegError("built without nvJPEG");
+}
+std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t) {
+  throw GpuJpegError("built without nvJPEG");
+}
+
+}  // namespace gpublur
