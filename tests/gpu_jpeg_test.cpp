@@ -86,13 +86,16 @@ Image gpu_decode_and_blur(GpuPool& pool, const std::vector<std::uint8_t>& jpeg,
   return std::move(image.image);
 }
 
-GpuPool& pool() {
-  static KernelLibrary kernels(KernelChoices{}, [](const std::string&, bool) {});
-  static GpuPool p({gpu()}, kernels);
-  std::string why;
-  REQUIRE(p.wait_ready(why));
-  return p;
-}
+// A pool of one worker for one test case. Not a static: nvJPEG's own run-time state is torn
+// down at exit before statics made earlier, and a pool must end while nvJPEG is alive.
+struct Pool {
+  KernelLibrary kernels{KernelChoices{}, [](const std::string&, bool) {}};
+  GpuPool pool{{gpu()}, kernels};
+  Pool() {
+    std::string why;
+    REQUIRE(pool.wait_ready(why));
+  }
+};
 
 }  // namespace
 
@@ -101,6 +104,7 @@ TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a boun
           "[gpu][jpeg]") {
   std::string why;
   REQUIRE(gpu_jpeg_available(why));
+  Pool p;
   const BlurParameters identity = parameters(1, 0.5), blur = parameters(7, 1.5);
   struct Sampling {
     const char* name;
@@ -115,7 +119,7 @@ TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a boun
       const std::vector<std::uint8_t> jpeg = encode_jpeg(photo, 95, s.s);
       const DecodedImage cpu = decode_jpeg(jpeg.data(), jpeg.size(), DecodeLimits{});
       std::string decoder;
-      const Image gpu_pixels = gpu_decode_and_blur(pool(), jpeg, identity, &decoder);
+      const Image gpu_pixels = gpu_decode_and_blur(p.pool, jpeg, identity, &decoder);
       const Difference d = difference(gpu_pixels, cpu.image);
       std::cout << "jpeg decode difference, nvJPEG " << decoder << " vs libjpeg-turbo: " << name
                 << " " << photo.width << "x" << photo.height << "x" << photo.channels << " "
@@ -124,7 +128,7 @@ TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a boun
       // upsampling differ; a few levels at edges, well under one level on average.
       CHECK(d.max <= 24);
       CHECK(d.mean <= 1.0);
-      const Image blurred = gpu_decode_and_blur(pool(), jpeg, blur);
+      const Image blurred = gpu_decode_and_blur(p.pool, jpeg, blur);
       CHECK(blurred.pixels == blur_on_cpu(gpu_pixels, make_blur_spec(blur, photo.channels)).pixels);
     }
   }
@@ -133,6 +137,7 @@ TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a boun
 TEST_CASE("nvJPEG encodes the blurred image on the GPU: a JPEG of the quality asked that decodes "
           "close to the CPU encoder's",
           "[gpu][jpeg]") {
+  Pool p;
   const BlurParameters blur = parameters(7, 1.5);
   const auto all = photos();
   const Image& photo = all.front().second;
@@ -143,7 +148,7 @@ TEST_CASE("nvJPEG encodes the blurred image on the GPU: a JPEG of the quality as
     const Image source = image.image;
     GpuJpegWork work;
     work.encode = JpegEncodeSettings{95, s};
-    pool().blur(image, kernel_key(image), &work);
+    p.pool.blur(image, kernel_key(image), &work);
     REQUIRE(!work.encoded.empty());
     const Image blurred = blur_on_cpu(source, make_blur_spec(blur, photo.channels));
     const std::vector<std::uint8_t> cpu = encode_jpeg(blurred, 95, s);
@@ -167,7 +172,7 @@ TEST_CASE("nvJPEG encodes the blurred image on the GPU: a JPEG of the quality as
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kJpeg);
     GpuJpegWork work;
     work.encode = JpegEncodeSettings{90, ChromaSubsampling::k444};
-    pool().blur(image, kernel_key(image), &work);
+    p.pool.blur(image, kernel_key(image), &work);
     const DecodedImage back = decode_jpeg(work.encoded.data(), work.encoded.size(), DecodeLimits{});
     CHECK(back.image.channels == 1);
     CHECK(back.image.width == 320);
@@ -175,6 +180,7 @@ TEST_CASE("nvJPEG encodes the blurred image on the GPU: a JPEG of the quality as
 }
 
 TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][jpeg]") {
+  Pool p;
   const Image rgb = test::random_image(96, 64, 3, 3);
   const BlurParameters blur = parameters(5, 1.0);
   SECTION("a progressive JPEG") {
@@ -184,7 +190,7 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kPng);
     GpuJpegWork work;
     work.decode = &jpeg;
-    CHECK_THROWS_AS(pool().blur(image, kernel_key(image), &work), GpuJpegError);
+    CHECK_THROWS_AS(p.pool.blur(image, kernel_key(image), &work), GpuJpegError);
   }
   SECTION("damaged data: decoded or handed back, never a crash; the batch's others unharmed") {
     std::vector<std::uint8_t> jpeg = test::write_jpeg_variant(rgb, {95, 2, 2, false, 1});
@@ -195,12 +201,12 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     GpuJpegWork work;
     work.decode = &jpeg;
     try {
-      pool().blur(image, kernel_key(image), &work);
+      p.pool.blur(image, kernel_key(image), &work);
     } catch (const GpuJpegError&) {
     }
     const std::vector<std::uint8_t> good = encode_jpeg(rgb, 95, ChromaSubsampling::k420);
     const DecodedImage cpu = decode_jpeg(good.data(), good.size(), DecodeLimits{});
-    const Image after = gpu_decode_and_blur(pool(), good, parameters(1, 0.5));
+    const Image after = gpu_decode_and_blur(p.pool, good, parameters(1, 0.5));
     CHECK(difference(after, cpu.image).mean <= 1.0);
   }
 }
