@@ -119,7 +119,12 @@ std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& byte
     return std::nullopt;
   }
   const auto start = Clock::now();
-  JpegFacts facts = read_jpeg_facts(bytes.data(), bytes.size(), s.limits);
+  JpegFacts facts;
+  try {
+    facts = read_jpeg_facts(bytes.data(), bytes.size(), s.limits);
+  } catch (const IoError&) {
+    return std::nullopt;  // the CPU's decoder reports it, in its words, with the file's name
+  }
   item.result.stages.emplace_back("parse", ms_since(start));
   std::string why = facts.why_not;
   if (!facts.gpu_decodable || !route.take_decode(why)) {
