@@ -184,6 +184,10 @@ void Event::record(const Stream& stream) const {
   GB_CU_CHECK(api().cuEventRecord(event_.get(), stream.get()), "recording a CUDA event");
 }
 
+void Event::wait_on(const Stream& stream) const {
+  GB_CU_CHECK(api().cuStreamWaitEvent(stream.get(), event_.get(), 0), "ordering CUDA streams");
+}
+
 void Event::synchronize(const std::string& subject) const {
   GB_CU_CHECK(api().cuEventSynchronize(event_.get()), subject);
 }

@@ -48,6 +48,7 @@ namespace gpublur::cuda {
   X(cuEventCreate)                \
   X(cuEventDestroy)               \
   X(cuEventRecord)                \
+  X(cuStreamWaitEvent)            \
   X(cuEventSynchronize)           \
   X(cuEventElapsedTime)           \
   X(cuLaunchKernel)               \
@@ -186,6 +187,8 @@ class Event {
   Event();
   CUevent get() const noexcept { return event_.get(); }
   void record(const Stream& stream) const;
+  /// Makes the work `stream` is given from now on wait for what was recorded before this event.
+  void wait_on(const Stream& stream) const;
   /// Waits until the work recorded before it is done; throws CudaError for that work's failure.
   void synchronize(const std::string& subject) const;
   /// Milliseconds from `start` to this event; both must have completed or this waits.

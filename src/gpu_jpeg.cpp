@@ -21,9 +21,12 @@ cudaStream_t runtime_stream(std::uintptr_t stream) {
 
 nvjpegChromaSubsampling_t css_of(ChromaSubsampling s) {
   switch (s) {
-    case ChromaSubsampling::k420: return NVJPEG_CSS_420;
-    case ChromaSubsampling::k422: return NVJPEG_CSS_422;
-    default: return NVJPEG_CSS_444;
+    case ChromaSubsampling::k420:
+      return NVJPEG_CSS_420;
+    case ChromaSubsampling::k422:
+      return NVJPEG_CSS_422;
+    default:
+      return NVJPEG_CSS_444;
   }
 }
 
@@ -77,38 +80,65 @@ GpuJpegEngine::~GpuJpegEngine() = default;
 
 const std::string& GpuJpegEngine::decoder() const { return impl_->decoder; }
 
+// The batched decoder wants its batch size fixed at initialization, and initializing takes
+// long: a stack of n images is decoded as batches of these sizes (n's binary digits), each with
+// a state initialized once for its size.
+constexpr int kBatchSizes[] = {64, 32, 16, 8, 4, 2, 1};
+constexpr std::size_t kBatchKinds = sizeof kBatchSizes / sizeof kBatchSizes[0];
+
+// Encodes run on this many streams at once (one 1080p encode leaves most of a GPU idle), forked
+// from the slot's stream after the blur and joined back before its end.
+constexpr std::size_t kEncodeStreams = 4;
+
+struct DecodeState {
+  nvjpegJpegState_t state = nullptr;
+  nvjpegOutputFormat_t format = NVJPEG_OUTPUT_FORMAT_MAX;  // initialized for (none yet)
+};
+
 struct GpuJpegSlot::Impl {
   Impl(GpuJpegEngine::Impl& e, cudaStream_t s) : engine(e), stream(s) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   GpuJpegEngine::Impl& engine;
   cudaStream_t stream;
-  nvjpegJpegState_t state = nullptr;        // the batched decoder's
-  nvjpegJpegStream_t parsed = nullptr;      // a header, parsed to ask what the decoder supports
-  int batch = 0;                            // the batch size `state` is initialized for
-  nvjpegOutputFormat_t format = NVJPEG_OUTPUT_RGBI;
-  nvjpegEncoderParams_t params = nullptr;
+  DecodeState decoders[kBatchKinds];          // one per batch size
+  nvjpegJpegStream_t parsed = nullptr;        // a header, parsed to ask what the decoder supports
+  std::vector<nvjpegEncoderParams_t> params;  // one per encode stream
   std::vector<nvjpegEncoderState_t> encoders;
+  std::vector<cuda::Stream> encode_streams;
+  cuda::Event blurred;               // the slot's stream reached the encodes
+  std::vector<cuda::Event> encoded;  // each encode stream's end
+  bool forked = false;               // encodes enqueued since the last join
 
   ~Impl() {
     const nvjpeg::Api& nv = library();
     for (nvjpegEncoderState_t e : encoders)
       if (e) nv.nvjpegEncoderStateDestroy(e);
-    if (params) nv.nvjpegEncoderParamsDestroy(params);
+    for (nvjpegEncoderParams_t p : params)
+      if (p) nv.nvjpegEncoderParamsDestroy(p);
     if (parsed) nv.nvjpegJpegStreamDestroy(parsed);
-    if (state) nv.nvjpegJpegStateDestroy(state);
+    for (DecodeState& d : decoders)
+      if (d.state) nv.nvjpegJpegStateDestroy(d.state);
   }
+
+  CUstream driver_stream() const { return reinterpret_cast<CUstream>(stream); }
 };
 
 GpuJpegSlot::GpuJpegSlot(GpuJpegEngine& engine, std::uintptr_t stream)
     : impl_(std::make_unique<Impl>(*engine.impl_, runtime_stream(stream))) {
   const nvjpeg::Api& nv = library();
   nvjpegHandle_t decode = impl_->engine.decode.h;
-  GB_NVJPEG_CHECK(nv.nvjpegJpegStateCreate(decode, &impl_->state), "starting nvJPEG's decoder");
+  for (DecodeState& d : impl_->decoders)
+    GB_NVJPEG_CHECK(nv.nvjpegJpegStateCreate(decode, &d.state), "starting nvJPEG's decoder");
   GB_NVJPEG_CHECK(nv.nvjpegJpegStreamCreate(decode, &impl_->parsed), "starting nvJPEG's decoder");
-  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsCreate(impl_->engine.encode.h, &impl_->params,
-                                               impl_->stream),
-                  "starting nvJPEG's encoder");
+  for (std::size_t i = 0; i < kEncodeStreams; ++i) {
+    impl_->encode_streams.emplace_back();
+    impl_->encoded.emplace_back();
+    nvjpegEncoderParams_t p = nullptr;
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsCreate(impl_->engine.encode.h, &p, impl_->stream),
+                    "starting nvJPEG's encoder");
+    impl_->params.push_back(p);
+  }
 }
 
 GpuJpegSlot::~GpuJpegSlot() = default;
@@ -141,22 +171,28 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
     destinations.push_back(out);
     taken.push_back(j.index);
   }
-  if (taken.empty()) return declined;
-  const int n = static_cast<int>(taken.size());
   const nvjpegOutputFormat_t format = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
-  nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
-  if (n != s.batch || format != s.format) {
-    status = nv.nvjpegDecodeBatchedInitialize(handle, s.state, n, 1, format);
-    s.batch = status == NVJPEG_STATUS_SUCCESS ? n : 0;
-    s.format = format;
-  }
-  if (status == NVJPEG_STATUS_SUCCESS) {
-    status = nv.nvjpegDecodeBatched(handle, s.state, data.data(), lengths.data(),
-                                    destinations.data(), s.stream);
-  }
-  if (status != NVJPEG_STATUS_SUCCESS) {  // one bad file fails its batch: the CPU takes them all
-    s.batch = 0;                          // and the state is initialized afresh
-    declined.insert(declined.end(), taken.begin(), taken.end());
+  std::size_t at = 0;
+  for (std::size_t kind = 0; kind < kBatchKinds && at < taken.size(); ++kind) {
+    const auto size = static_cast<std::size_t>(kBatchSizes[kind]);
+    while (taken.size() - at >= size) {
+      DecodeState& d = s.decoders[kind];
+      nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
+      if (d.format != format) {
+        status = nv.nvjpegDecodeBatchedInitialize(handle, d.state, kBatchSizes[kind], 1, format);
+        d.format = status == NVJPEG_STATUS_SUCCESS ? format : NVJPEG_OUTPUT_FORMAT_MAX;
+      }
+      if (status == NVJPEG_STATUS_SUCCESS) {
+        status = nv.nvjpegDecodeBatched(handle, d.state, data.data() + at, lengths.data() + at,
+                                        destinations.data() + at, s.stream);
+      }
+      if (status != NVJPEG_STATUS_SUCCESS) {  // one bad file fails its batch: the CPU takes them
+        d.format = NVJPEG_OUTPUT_FORMAT_MAX;  // all, and the state is initialized afresh
+        declined.insert(declined.end(), taken.begin() + static_cast<std::ptrdiff_t>(at),
+                        taken.begin() + static_cast<std::ptrdiff_t>(at + size));
+      }
+      at += size;
+    }
   }
   return declined;
 }
@@ -171,23 +207,45 @@ void GpuJpegSlot::encode(std::size_t index, std::uintptr_t device, std::size_t p
     GB_NVJPEG_CHECK(nv.nvjpegEncoderStateCreate(handle, &e, s.stream), "starting nvJPEG's encoder");
     s.encoders.push_back(e);
   }
-  const nvjpegChromaSubsampling_t css = channels == 1 ? NVJPEG_CSS_GRAY : css_of(settings.subsampling);
-  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetQuality(s.params, settings.quality, s.stream),
+  if (!s.forked) {  // the first encode since the blur: the encode streams wait for it
+    GB_CU_CHECK(cuda::api().cuEventRecord(s.blurred.get(), s.driver_stream()),
+                "ordering the JPEG encodes");
+    for (const cuda::Stream& e : s.encode_streams) s.blurred.wait_on(e);
+    s.forked = true;
+  }
+  const std::size_t lane = index % kEncodeStreams;
+  const cudaStream_t stream =
+      runtime_stream(reinterpret_cast<std::uintptr_t>(s.encode_streams[lane].get()));
+  nvjpegEncoderParams_t params = s.params[lane];
+  const nvjpegChromaSubsampling_t css =
+      channels == 1 ? NVJPEG_CSS_GRAY : css_of(settings.subsampling);
+  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetQuality(params, settings.quality, stream),
                   "setting the JPEG quality");
-  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetSamplingFactors(s.params, css, s.stream),
+  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetSamplingFactors(params, css, stream),
                   "setting the JPEG subsampling");
   nvjpegImage_t source{};
   source.channel[0] = reinterpret_cast<unsigned char*>(device);
   source.pitch[0] = pitch;
   if (channels == 1) {  // the gray image is the luma plane
-    GB_NVJPEG_CHECK(nv.nvjpegEncodeYUV(handle, s.encoders[index], s.params, &source,
-                                       NVJPEG_CSS_GRAY, width, height, s.stream),
+    GB_NVJPEG_CHECK(nv.nvjpegEncodeYUV(handle, s.encoders[index], params, &source, NVJPEG_CSS_GRAY,
+                                       width, height, stream),
                     "encoding a JPEG on the GPU");
   } else {
-    GB_NVJPEG_CHECK(nv.nvjpegEncodeImage(handle, s.encoders[index], s.params, &source,
-                                         NVJPEG_INPUT_RGBI, width, height, s.stream),
+    GB_NVJPEG_CHECK(nv.nvjpegEncodeImage(handle, s.encoders[index], params, &source,
+                                         NVJPEG_INPUT_RGBI, width, height, stream),
                     "encoding a JPEG on the GPU");
   }
+}
+
+void GpuJpegSlot::join() {
+  Impl& s = *impl_;
+  if (!s.forked) return;
+  for (std::size_t i = 0; i < kEncodeStreams; ++i) {
+    s.encoded[i].record(s.encode_streams[i]);
+    GB_CU_CHECK(cuda::api().cuStreamWaitEvent(s.driver_stream(), s.encoded[i].get(), 0),
+                "ordering the JPEG encodes");
+  }
+  s.forked = false;
 }
 
 std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t index) {
@@ -195,17 +253,18 @@ std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t index) {
   Impl& s = *impl_;
   if (index >= s.encoders.size()) throw InternalError("no JPEG was encoded in this place");
   nvjpegHandle_t handle = s.engine.encode.h;
+  const cuda::Stream& lane = s.encode_streams[index % kEncodeStreams];
+  const cudaStream_t stream = runtime_stream(reinterpret_cast<std::uintptr_t>(lane.get()));
   std::size_t length = 0;
-  GB_NVJPEG_CHECK(nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], nullptr, &length,
-                                                   s.stream),
-                  "fetching a JPEG from the GPU");
+  GB_NVJPEG_CHECK(
+      nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], nullptr, &length, stream),
+      "fetching a JPEG from the GPU");
   std::vector<std::uint8_t> bytes(length);
-  GB_NVJPEG_CHECK(nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], bytes.data(),
-                                                   &length, s.stream),
-                  "fetching a JPEG from the GPU");
+  GB_NVJPEG_CHECK(
+      nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], bytes.data(), &length, stream),
+      "fetching a JPEG from the GPU");
   // The copy into `bytes` is ordered on the stream: wait for it before the bytes are read.
-  GB_CU_CHECK(cuda::api().cuStreamSynchronize(reinterpret_cast<CUstream>(s.stream)),
-              "fetching a JPEG from the GPU");
+  lane.synchronize("fetching a JPEG from the GPU");
   bytes.resize(length);
   return bytes;
 }

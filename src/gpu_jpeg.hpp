@@ -82,6 +82,10 @@ class GpuJpegSlot {
   void encode(std::size_t index, std::uintptr_t device, std::size_t pitch, int width, int height,
               int channels, const JpegEncodeSettings& settings);
 
+  /// After the stack's encodes: makes the slot's stream wait for them (they run on streams of
+  /// their own, forked from it at the first encode).
+  void join();
+
   /// Once the stream has run it: bitstream `index` (a whole JPEG, without our metadata:
   /// jpeg_markers.hpp adds it). Throws GpuJpegError.
   std::vector<std::uint8_t> encoded(std::size_t index);

@@ -32,6 +32,7 @@ void GpuJpegSlot::encode(std::size_t, std::uintptr_t, std::size_t, int, int, int
                          const JpegEncodeSettings&) {
   throw GpuJpegError("built without nvJPEG");
 }
+void GpuJpegSlot::join() {}
 std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t) {
   throw GpuJpegError("built without nvJPEG");
 }

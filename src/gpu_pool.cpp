@@ -26,8 +26,10 @@ double ms_since(Clock::time_point start) {
 
 // At most this many images, and bytes, in one launch: enough to amortise a launch over small
 // images, little enough that a slot's buffers stay a small part of any GPU's memory.
-constexpr std::size_t kMaxStack = 16;
-constexpr std::size_t kMaxStackBytes = std::size_t{256} << 20;
+// nvJPEG's hardware decoder wants large batches too: 64 1080p JPEGs decode at several times the
+// rate of 16 (bench/RESULTS.md).
+constexpr std::size_t kMaxStack = 64;
+constexpr std::size_t kMaxStackBytes = std::size_t{512} << 20;
 
 // One image handed to the GPUs: its samples (blurred in place) and what stacks with what.
 struct Request {
@@ -41,9 +43,7 @@ struct Request {
   Clock::time_point queued;
   std::promise<GpuBlurTimes> done;
 
-  std::optional<JpegEncodeSettings> encode() const {
-    return jpeg ? jpeg->encode : std::nullopt;
-  }
+  std::optional<JpegEncodeSettings> encode() const { return jpeg ? jpeg->encode : std::nullopt; }
   // One stack is encoded with one setting of the encoder's parameters.
   bool stacks_with(const Request& r) const {
     return r.key == key && r.width == width && r.height == height && r.row_bytes == row_bytes &&
@@ -351,8 +351,8 @@ class Worker {
       const CUdeviceptr result = slot.out->get() + i * image_bytes;
       if (const std::optional<JpegEncodeSettings> settings = stack[i]->encode()) {
         try {
-          slot.jpeg_codec(jpeg).encode(i, result, pitch, width, height,
-                                       stack[i]->channels, *settings);
+          slot.jpeg_codec(jpeg).encode(i, result, pitch, width, height, stack[i]->channels,
+                                       *settings);
         } catch (const GpuJpegError& e) {
           decline(stack[i], e.what());
         }
@@ -362,6 +362,7 @@ class Worker {
       GB_CU_CHECK(driver.cuMemcpy2DAsync(&copy, slot.stream.get()),
                   "copying a result from the GPU");
     }
+    if (slot.jpeg) slot.jpeg->join();
     slot.done.record(slot.stream);
     slot.busy = std::move(stack);
   }
@@ -514,7 +515,8 @@ GpuBlurTimes GpuPool::blur(PreparedImage& image, const std::string& key, GpuJpeg
   // Decoded on the GPU and brought back: the samples' host memory, which decoding left out.
   if (jpeg && jpeg->decode && !jpeg->encode && image.format == SampleFormat::k8 &&
       image.image.pixels.empty()) {
-    image.image.pixels.resize(image.image.row_bytes() * static_cast<std::size_t>(image.image.height));
+    image.image.pixels.resize(image.image.row_bytes() *
+                              static_cast<std::size_t>(image.image.height));
   }
   r->pixels = pixels_of(image, r->row_bytes, r->width, r->height);
   std::future<GpuBlurTimes> done = r->done.get_future();

@@ -17,8 +17,8 @@ constexpr std::uint8_t kApp15 = 0xEF;
 constexpr std::uint8_t kCom = 0xFE;
 // A segment's length field counts itself: at most 65,533 bytes of content.
 constexpr std::size_t kMaxSegmentContent = 65533;
-constexpr char kExifHeader[] = "Exif\0";             // "Exif\0\0": 6 bytes with the final NUL
-constexpr char kIccHeader[] = "ICC_PROFILE";         // 12 bytes with its NUL
+constexpr char kExifHeader[] = "Exif\0";      // "Exif\0\0": 6 bytes with the final NUL
+constexpr char kIccHeader[] = "ICC_PROFILE";  // 12 bytes with its NUL
 constexpr std::size_t kIccOverhead = sizeof kIccHeader + 2;  // + sequence number, count
 constexpr std::size_t kIccChunk = kMaxSegmentContent - kIccOverhead;
 
@@ -43,8 +43,7 @@ void append(std::vector<std::uint8_t>& out, const void* bytes, std::size_t size)
 void jfif(std::vector<std::uint8_t>& out, const std::optional<Density>& density) {
   std::uint8_t unit = 0;
   std::size_t x = 1, y = 1;
-  if (density && density->x >= 1 && density->y >= 1 && density->x <= 65535 &&
-      density->y <= 65535) {
+  if (density && density->x >= 1 && density->y >= 1 && density->x <= 65535 && density->y <= 65535) {
     unit = density->unit == Density::Unit::kInch         ? 1
            : density->unit == Density::Unit::kCentimetre ? 2
                                                          : 0;

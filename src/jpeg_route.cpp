@@ -29,7 +29,8 @@ bool JpegRoute::available(std::string& why) {
 
 bool JpegRoute::take_decode(std::string& why) {
   if (!available(why)) {
-    if (codec_ == JpegCodec::kGpu) throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");
+    if (codec_ == JpegCodec::kGpu)
+      throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");
     return false;
   }
   if (codec_ == JpegCodec::kAuto && under_way_.load() >= gpu_queue_) {
@@ -49,7 +50,8 @@ bool JpegRoute::takes_encode(const PreparedImage& image) {
   }
   std::string why;
   if (available(why)) return true;
-  if (codec_ == JpegCodec::kGpu) throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");
+  if (codec_ == JpegCodec::kGpu)
+    throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");
   return false;
 }
 

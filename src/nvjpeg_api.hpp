@@ -10,27 +10,27 @@
 
 namespace gpublur::nvjpeg {
 
-#define GB_NVJPEG_ENTRY_POINTS(X)     \
-  X(nvjpegGetProperty)                \
-  X(nvjpegCreateEx)                   \
-  X(nvjpegDestroy)                    \
-  X(nvjpegGetHardwareDecoderInfo)     \
-  X(nvjpegJpegStateCreate)            \
-  X(nvjpegJpegStateDestroy)           \
-  X(nvjpegJpegStreamCreate)           \
-  X(nvjpegJpegStreamDestroy)          \
-  X(nvjpegJpegStreamParseHeader)      \
-  X(nvjpegDecodeBatchedSupported)     \
-  X(nvjpegDecodeBatchedInitialize)    \
-  X(nvjpegDecodeBatched)              \
-  X(nvjpegEncoderStateCreate)         \
-  X(nvjpegEncoderStateDestroy)        \
-  X(nvjpegEncoderParamsCreate)        \
-  X(nvjpegEncoderParamsDestroy)       \
-  X(nvjpegEncoderParamsSetQuality)    \
+#define GB_NVJPEG_ENTRY_POINTS(X)          \
+  X(nvjpegGetProperty)                     \
+  X(nvjpegCreateEx)                        \
+  X(nvjpegDestroy)                         \
+  X(nvjpegGetHardwareDecoderInfo)          \
+  X(nvjpegJpegStateCreate)                 \
+  X(nvjpegJpegStateDestroy)                \
+  X(nvjpegJpegStreamCreate)                \
+  X(nvjpegJpegStreamDestroy)               \
+  X(nvjpegJpegStreamParseHeader)           \
+  X(nvjpegDecodeBatchedSupported)          \
+  X(nvjpegDecodeBatchedInitialize)         \
+  X(nvjpegDecodeBatched)                   \
+  X(nvjpegEncoderStateCreate)              \
+  X(nvjpegEncoderStateDestroy)             \
+  X(nvjpegEncoderParamsCreate)             \
+  X(nvjpegEncoderParamsDestroy)            \
+  X(nvjpegEncoderParamsSetQuality)         \
   X(nvjpegEncoderParamsSetSamplingFactors) \
-  X(nvjpegEncodeImage)                \
-  X(nvjpegEncodeYUV)                  \
+  X(nvjpegEncodeImage)                     \
+  X(nvjpegEncodeYUV)                       \
   X(nvjpegEncodeRetrieveBitstream)
 
 struct Api {
@@ -52,12 +52,12 @@ const char* status_name(nvjpegStatus_t status);
 }  // namespace gpublur::nvjpeg
 
 /// Checks one nvJPEG call; throws gpublur::GpuJpegError "<subject>: <call> failed: <status>".
-#define GB_NVJPEG_CHECK(call, subject)                                             \
-  do {                                                                             \
-    const nvjpegStatus_t gb_nvjpeg_status_ = (call);                               \
-    if (gb_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) {                              \
-      ::gpublur::nvjpeg::throw_error(gb_nvjpeg_status_, #call, (subject));         \
-    }                                                                              \
+#define GB_NVJPEG_CHECK(call, subject)                                     \
+  do {                                                                     \
+    const nvjpegStatus_t gb_nvjpeg_status_ = (call);                       \
+    if (gb_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) {                      \
+      ::gpublur::nvjpeg::throw_error(gb_nvjpeg_status_, #call, (subject)); \
+    }                                                                      \
   } while (0)
 
 namespace gpublur::nvjpeg {

@@ -4,6 +4,7 @@
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 #include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -65,7 +66,7 @@ struct Item {
   std::optional<PreparedImage> prepared;
   Metadata metadata;
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
-  std::uint64_t held = 0;  // bytes counted against the budget
+  std::uint64_t held = 0;             // bytes counted against the budget
   std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
   std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
 
@@ -296,48 +297,56 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
 
 void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings,
                   BlurDevice& device, FileObserver& observer) {
-  std::optional<tbb::global_control> threads;
-  if (settings.threads > 0) {
-    threads.emplace(tbb::global_control::max_allowed_parallelism, settings.threads);
-  }
   const int concurrency =
       settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
-  // Two images per thread: one in a CPU stage, one waiting for or on the GPU. Where the GPU may
-  // decode and encode JPEGs, more: its stacks hold images the CPU's threads need not work on.
-  const int per_thread = settings.codec == JpegCodec::kCpu ? 2 : 4;
+  // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
+  // and each waiting image holds a thread: threads that only wait, beside those that work, so
+  // that a full stack (gpu_pool's kMaxStack) can gather while the CPU's threads go on.
+  const int waiting_threads = settings.codec == JpegCodec::kCpu ? 0 : 64;
+  std::optional<tbb::global_control> threads;
+  if (settings.threads > 0 || waiting_threads > 0) {
+    threads.emplace(tbb::global_control::max_allowed_parallelism,
+                    static_cast<std::size_t>(concurrency + waiting_threads));
+  }
+  tbb::task_arena arena(concurrency + waiting_threads);
+  // Two images per thread: one in a CPU stage, one waiting for or on the GPU.
   const std::size_t tokens =
-      static_cast<std::size_t>(std::clamp(per_thread * concurrency, 4, 128));
-  JpegRoute route(settings.codec, device, tokens / 2);
+      static_cast<std::size_t>(std::clamp(2 * (concurrency + waiting_threads), 4, 256));
+  // With --codec auto, the GPU's decoder holds at most as many as a stack, plus one stack in
+  // flight.
+  JpegRoute route(settings.codec, device, static_cast<std::size_t>(waiting_threads));
   MemoryBudget budget(settings.memory_budget);
   std::size_t next = 0;
-  tbb::parallel_pipeline(
-      tokens,
-      tbb::make_filter<
-          void, Item*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> Item* {
-        if (next == jobs.size() || stop_requested()) {
-          fc.stop();
-          return nullptr;
-        }
-        auto item = std::make_unique<Item>();
-        item->result.job = jobs[next++];
-        if (settings.skip_existing && item->result.job.exists) {
-          item->result.status = FileResult::Status::kSkipped;
-        }
-        return item.release();
-      }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-        stage(*item, [&] { read_and_prepare(*item, settings, budget, route); });
-        return item;
-      }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-        stage(*item, [&] { blur_item(*item, settings, device, route); });
-        return item;
-      }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-        stage(*item, [&] { finish_and_write(*item, settings); });
-        return item;
-      }) & tbb::make_filter<Item*, void>(tbb::filter_mode::serial_out_of_order, [&](Item* item) {
-        const std::unique_ptr<Item> owned(item);
-        budget.release(item->held);
-        observer.file_done(item->result);
-      }));
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<
+            void, Item*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> Item* {
+          if (next == jobs.size() || stop_requested()) {
+            fc.stop();
+            return nullptr;
+          }
+          auto item = std::make_unique<Item>();
+          item->result.job = jobs[next++];
+          if (settings.skip_existing && item->result.job.exists) {
+            item->result.status = FileResult::Status::kSkipped;
+          }
+          return item.release();
+        }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
+          stage(*item, [&] { read_and_prepare(*item, settings, budget, route); });
+          return item;
+        }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
+          stage(*item, [&] { blur_item(*item, settings, device, route); });
+          return item;
+        }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
+          stage(*item, [&] { finish_and_write(*item, settings); });
+          return item;
+        }) & tbb::make_filter<Item*, void>(tbb::filter_mode::serial_out_of_order, [&](Item* item) {
+          const std::unique_ptr<Item> owned(item);
+          budget.release(item->held);
+          observer.file_done(item->result);
+        }));
+  });
 }
 
 }  // namespace gpublur

@@ -108,9 +108,10 @@ struct Pool {
 
 }  // namespace
 
-TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a bounded amount, and "
-          "the blur of what it decoded is the CPU's blur of those pixels, byte for byte",
-          "[gpu][jpeg]") {
+TEST_CASE(
+    "nvJPEG's decode of real photos differs from libjpeg-turbo's by a bounded amount, and "
+    "the blur of what it decoded is the CPU's blur of those pixels, byte for byte",
+    "[gpu][jpeg]") {
   std::string why;
   REQUIRE(gpu_jpeg_available(why));
   const BlurParameters identity = parameters(1, 0.5), blur = parameters(7, 1.5);
@@ -120,9 +121,9 @@ TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a boun
     ChromaSubsampling s;
   };
   for (const auto& [name, photo] : photos()) {
-    for (const Sampling& s : {Sampling{"444", ChromaSubsampling::k444},
-                              Sampling{"422", ChromaSubsampling::k422},
-                              Sampling{"420", ChromaSubsampling::k420}}) {
+    for (const Sampling& s :
+         {Sampling{"444", ChromaSubsampling::k444}, Sampling{"422", ChromaSubsampling::k422},
+          Sampling{"420", ChromaSubsampling::k420}}) {
       if (photo.channels == 1 && s.s != ChromaSubsampling::k444) continue;
       CAPTURE(name, s.name);
       const std::vector<std::uint8_t> jpeg = encode_jpeg(photo, 95, s.s);
@@ -139,15 +140,16 @@ TEST_CASE("nvJPEG's decode of real photos differs from libjpeg-turbo's by a boun
       CHECK(d.mean <= 1.0);
       CHECK(bytes_differing(gpu_decode_and_blur(decoding.pool, jpeg, identity), gpu_pixels) == 0);
       const Image blurred = gpu_decode_and_blur(blurring.pool, jpeg, blur);
-      CHECK(bytes_differing(blurred, blur_on_cpu(gpu_pixels, make_blur_spec(blur, photo.channels))) ==
-            0);
+      CHECK(bytes_differing(blurred,
+                            blur_on_cpu(gpu_pixels, make_blur_spec(blur, photo.channels))) == 0);
     }
   }
 }
 
-TEST_CASE("nvJPEG encodes the blurred image on the GPU: a JPEG of the quality asked that decodes "
-          "close to the CPU encoder's",
-          "[gpu][jpeg]") {
+TEST_CASE(
+    "nvJPEG encodes the blurred image on the GPU: a JPEG of the quality asked that decodes "
+    "close to the CPU encoder's",
+    "[gpu][jpeg]") {
   Pool p;
   const BlurParameters blur = parameters(7, 1.5);
   const auto all = photos();
@@ -164,7 +166,8 @@ TEST_CASE("nvJPEG encodes the blurred image on the GPU: a JPEG of the quality as
     const Image blurred = blur_on_cpu(source, make_blur_spec(blur, photo.channels));
     const std::vector<std::uint8_t> cpu = encode_jpeg(blurred, 95, s);
     ChromaSubsampling read{};
-    const DecodedImage back = decode_jpeg(work.encoded.data(), work.encoded.size(), DecodeLimits{}, &read);
+    const DecodedImage back =
+        decode_jpeg(work.encoded.data(), work.encoded.size(), DecodeLimits{}, &read);
     const DecodedImage cpu_back = decode_jpeg(cpu.data(), cpu.size(), DecodeLimits{});
     CHECK(read == s);
     const Difference to_source = difference(back.image, blurred);

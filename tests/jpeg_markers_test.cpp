@@ -50,9 +50,10 @@ TEST_CASE("metadata is not added to what is not a JPEG, or a JPEG whose segment 
   CHECK_THROWS_AS(with_jpeg_metadata({0xFF, 0xD8, 0xFF, 0xE0, 0x01, 0x00, 'J'}, {}), IoError);
 }
 
-TEST_CASE("a JPEG's header facts agree with its decode, and route only what nvJPEG decodes as "
-          "libjpeg-turbo does to the GPU",
-          "[jpeg][facts]") {
+TEST_CASE(
+    "a JPEG's header facts agree with its decode, and route only what nvJPEG decodes as "
+    "libjpeg-turbo does to the GPU",
+    "[jpeg][facts]") {
   const Image rgb = test::random_image(64, 48, 3, 9);
   const Image gray = test::random_image(64, 48, 1, 9);
   struct Case {
@@ -76,7 +77,8 @@ TEST_CASE("a JPEG's header facts agree with its decode, and route only what nvJP
     CAPTURE(c.name);
     const std::vector<std::uint8_t> file = test::write_jpeg_variant(*c.image, c.variant);
     ChromaSubsampling decoded_subsampling{};
-    const DecodedImage d = decode_jpeg(file.data(), file.size(), DecodeLimits{}, &decoded_subsampling);
+    const DecodedImage d =
+        decode_jpeg(file.data(), file.size(), DecodeLimits{}, &decoded_subsampling);
     const JpegFacts f = read_jpeg_facts(file.data(), file.size(), DecodeLimits{});
     CHECK(f.gpu_decodable == c.gpu);
     CHECK(f.why_not.empty() == c.gpu);
