@@ -61,8 +61,9 @@ struct GpuJpegEngine::Impl {
 
 GpuJpegEngine::GpuJpegEngine() : impl_(std::make_unique<Impl>()) {
   const nvjpeg::Api& nv = library();
-  // Chroma upsampled by interpolation, as libjpeg-turbo's "fancy" upsampling does, rather than
-  // by repeating samples: the decoded pixels stay closer to the CPU decoder's.
+  // Chroma upsampled by interpolation, as libjpeg-turbo's "fancy" upsampling does: on an H100
+  // the decoded pixels are then within 1 level of libjpeg-turbo's (without it, up to 51), at the
+  // same speed (bench/RESULTS.md).
   const unsigned flags = NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
   if (create(NVJPEG_BACKEND_HARDWARE, flags, impl_->decode) == NVJPEG_STATUS_SUCCESS) {
     impl_->decoder = "hardware";
@@ -80,20 +81,9 @@ GpuJpegEngine::~GpuJpegEngine() = default;
 
 const std::string& GpuJpegEngine::decoder() const { return impl_->decoder; }
 
-// The batched decoder wants its batch size fixed at initialization, and initializing takes
-// long: a stack of n images is decoded as batches of these sizes (n's binary digits), each with
-// a state initialized once for its size.
-constexpr int kBatchSizes[] = {64, 32, 16, 8, 4, 2, 1};
-constexpr std::size_t kBatchKinds = sizeof kBatchSizes / sizeof kBatchSizes[0];
-
 // Encodes run on this many streams at once (one 1080p encode leaves most of a GPU idle), forked
 // from the slot's stream after the blur and joined back before its end.
 constexpr std::size_t kEncodeStreams = 4;
-
-struct DecodeState {
-  nvjpegJpegState_t state = nullptr;
-  nvjpegOutputFormat_t format = NVJPEG_OUTPUT_FORMAT_MAX;  // initialized for (none yet)
-};
 
 struct GpuJpegSlot::Impl {
   Impl(GpuJpegEngine::Impl& e, cudaStream_t s) : engine(e), stream(s) {}
@@ -101,7 +91,9 @@ struct GpuJpegSlot::Impl {
   Impl& operator=(const Impl&) = delete;
   GpuJpegEngine::Impl& engine;
   cudaStream_t stream;
-  DecodeState decoders[kBatchKinds];          // one per batch size
+  nvjpegJpegState_t state = nullptr;  // the batched decoder's
+  int batch = 0;                      // the batch size `state` is initialized for (0: none)
+  nvjpegOutputFormat_t format = NVJPEG_OUTPUT_RGBI;
   nvjpegJpegStream_t parsed = nullptr;        // a header, parsed to ask what the decoder supports
   std::vector<nvjpegEncoderParams_t> params;  // one per encode stream
   std::vector<nvjpegEncoderState_t> encoders;
@@ -117,8 +109,7 @@ struct GpuJpegSlot::Impl {
     for (nvjpegEncoderParams_t p : params)
       if (p) nv.nvjpegEncoderParamsDestroy(p);
     if (parsed) nv.nvjpegJpegStreamDestroy(parsed);
-    for (DecodeState& d : decoders)
-      if (d.state) nv.nvjpegJpegStateDestroy(d.state);
+    if (state) nv.nvjpegJpegStateDestroy(state);
   }
 
   CUstream driver_stream() const { return reinterpret_cast<CUstream>(stream); }
@@ -128,8 +119,7 @@ GpuJpegSlot::GpuJpegSlot(GpuJpegEngine& engine, std::uintptr_t stream)
     : impl_(std::make_unique<Impl>(*engine.impl_, runtime_stream(stream))) {
   const nvjpeg::Api& nv = library();
   nvjpegHandle_t decode = impl_->engine.decode.h;
-  for (DecodeState& d : impl_->decoders)
-    GB_NVJPEG_CHECK(nv.nvjpegJpegStateCreate(decode, &d.state), "starting nvJPEG's decoder");
+  GB_NVJPEG_CHECK(nv.nvjpegJpegStateCreate(decode, &impl_->state), "starting nvJPEG's decoder");
   GB_NVJPEG_CHECK(nv.nvjpegJpegStreamCreate(decode, &impl_->parsed), "starting nvJPEG's decoder");
   for (std::size_t i = 0; i < kEncodeStreams; ++i) {
     impl_->encode_streams.emplace_back();
@@ -171,28 +161,24 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
     destinations.push_back(out);
     taken.push_back(j.index);
   }
+  if (taken.empty()) return declined;
+  // Initializing sets the batch size (nvjpegDecodeBatched takes exactly that many); it is done
+  // again only when a stack's size differs from the last one's.
+  const int n = static_cast<int>(taken.size());
   const nvjpegOutputFormat_t format = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
-  std::size_t at = 0;
-  for (std::size_t kind = 0; kind < kBatchKinds && at < taken.size(); ++kind) {
-    const auto size = static_cast<std::size_t>(kBatchSizes[kind]);
-    while (taken.size() - at >= size) {
-      DecodeState& d = s.decoders[kind];
-      nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
-      if (d.format != format) {
-        status = nv.nvjpegDecodeBatchedInitialize(handle, d.state, kBatchSizes[kind], 1, format);
-        d.format = status == NVJPEG_STATUS_SUCCESS ? format : NVJPEG_OUTPUT_FORMAT_MAX;
-      }
-      if (status == NVJPEG_STATUS_SUCCESS) {
-        status = nv.nvjpegDecodeBatched(handle, d.state, data.data() + at, lengths.data() + at,
-                                        destinations.data() + at, s.stream);
-      }
-      if (status != NVJPEG_STATUS_SUCCESS) {  // one bad file fails its batch: the CPU takes them
-        d.format = NVJPEG_OUTPUT_FORMAT_MAX;  // all, and the state is initialized afresh
-        declined.insert(declined.end(), taken.begin() + static_cast<std::ptrdiff_t>(at),
-                        taken.begin() + static_cast<std::ptrdiff_t>(at + size));
-      }
-      at += size;
-    }
+  nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
+  if (n != s.batch || format != s.format) {
+    status = nv.nvjpegDecodeBatchedInitialize(handle, s.state, n, 1, format);
+    s.batch = status == NVJPEG_STATUS_SUCCESS ? n : 0;
+    s.format = format;
+  }
+  if (status == NVJPEG_STATUS_SUCCESS) {
+    status = nv.nvjpegDecodeBatched(handle, s.state, data.data(), lengths.data(),
+                                    destinations.data(), s.stream);
+  }
+  if (status != NVJPEG_STATUS_SUCCESS) {  // one bad file fails its batch: the CPU takes them all
+    s.batch = 0;                          // and the state is initialized afresh
+    declined.insert(declined.end(), taken.begin(), taken.end());
   }
   return declined;
 }

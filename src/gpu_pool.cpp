@@ -26,10 +26,10 @@ double ms_since(Clock::time_point start) {
 
 // At most this many images, and bytes, in one launch: enough to amortise a launch over small
 // images, little enough that a slot's buffers stay a small part of any GPU's memory.
-// nvJPEG's hardware decoder wants large batches too: 64 1080p JPEGs decode at several times the
-// rate of 16 (bench/RESULTS.md).
-constexpr std::size_t kMaxStack = 64;
-constexpr std::size_t kMaxStackBytes = std::size_t{512} << 20;
+// Stacks of up to 64 JPEGs made nvJPEG's hardware decoder slower per image on an H100, not
+// faster (bench/RESULTS.md).
+constexpr std::size_t kMaxStack = 16;
+constexpr std::size_t kMaxStackBytes = std::size_t{256} << 20;
 
 // One image handed to the GPUs: its samples (blurred in place) and what stacks with what.
 struct Request {

@@ -198,7 +198,10 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   GpuJpegWork work;
   const bool gpu_decoded = !item.jpeg.empty();
   if (gpu_decoded) work.decode = &item.jpeg;
-  if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared)) {
+  // The GPU encodes what it decoded (its pixels never leave it), and with --codec gpu everything;
+  // under auto, what the CPU decoded it encodes too, beside the GPU rather than behind it.
+  if (r.job.format == ImageFormat::kJpeg && (gpu_decoded || s.codec == JpegCodec::kGpu) &&
+      route.takes_encode(*item.prepared)) {
     const ChromaSubsampling asked = s.encode.jpeg_subsampling == ChromaSubsampling::kAuto
                                         ? item.subsampling
                                         : s.encode.jpeg_subsampling;
@@ -302,7 +305,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
   // that a full stack (gpu_pool's kMaxStack) can gather while the CPU's threads go on.
-  const int waiting_threads = settings.codec == JpegCodec::kCpu ? 0 : 64;
+  const int waiting_threads = settings.codec == JpegCodec::kCpu ? 0 : 16;
   std::optional<tbb::global_control> threads;
   if (settings.threads > 0 || waiting_threads > 0) {
     threads.emplace(tbb::global_control::max_allowed_parallelism,
