@@ -44,25 +44,25 @@ struct BlurDevice::Started {
 
 BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
                        KernelLibrary& kernels, std::function<void(const std::string&)> announce,
-                       bool release_contexts)
+                       bool release_contexts, bool jpeg_workers)
     : choice_(choice), kernels_(kernels), announce_(std::move(announce)) {
   if (choice == DeviceChoice::kCpu) return;
-  starting_ = std::async(
-      std::launch::async, [ordinals = std::move(ordinals), jobs, &kernels, release_contexts] {
-        auto s = std::make_unique<Started>();
-        const std::vector<GpuInfo> all = probe_gpus(s->why);
-        const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, s->why);
-        if (gpus.empty()) return s;
-        try {
-          nvrtc_version();  // without NVRTC nothing can run on a GPU
-        } catch (const Error& e) {
-          s->why = e.what();
-          return s;
-        }
-        s->pool = std::make_unique<GpuPool>(gpus, kernels, release_contexts);
-        if (!s->pool->wait_ready(s->why)) s->pool.reset();
-        return s;
-      });
+  starting_ = std::async(std::launch::async, [ordinals = std::move(ordinals), jobs, &kernels,
+                                              release_contexts, jpeg_workers] {
+    auto s = std::make_unique<Started>();
+    const std::vector<GpuInfo> all = probe_gpus(s->why);
+    const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, s->why);
+    if (gpus.empty()) return s;
+    try {
+      nvrtc_version();  // without NVRTC nothing can run on a GPU
+    } catch (const Error& e) {
+      s->why = e.what();
+      return s;
+    }
+    s->pool = std::make_unique<GpuPool>(gpus, kernels, release_contexts, jpeg_workers);
+    if (!s->pool->wait_ready(s->why)) s->pool.reset();
+    return s;
+  });
 }
 
 BlurDevice::~BlurDevice() {

@@ -24,9 +24,10 @@ class BlurDevice {
  public:
   /// `ordinals`: the GPUs to use (an ordinal twice: two workers on it); empty: every GPU. At most
   /// `jobs` workers start (a single image takes one GPU). `announce` says, once, why the CPU blurs.
+  /// `jpeg_workers`: as GpuPool's (a batch that nvJPEG may decode).
   BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
              KernelLibrary& kernels, std::function<void(const std::string&)> announce,
-             bool release_contexts = true);
+             bool release_contexts = true, bool jpeg_workers = false);
   ~BlurDevice();
   BlurDevice(const BlurDevice&) = delete;
   BlurDevice& operator=(const BlurDevice&) = delete;

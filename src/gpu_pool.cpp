@@ -52,30 +52,39 @@ struct Request {
 };
 using RequestPtr = std::shared_ptr<Request>;
 
-// The images waiting for a GPU. Workers take the oldest and those that stack with it.
+// The images waiting for a GPU. Workers take the oldest they may and those that stack with it.
+// With JPEG workers (GpuPool's `jpeg_workers`), images with nvJPEG work go only to those, so that
+// the others blur host images beside them instead of behind a JPEG stack.
 class Queue {
  public:
   void push(RequestPtr r) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       if (live_ == 0) throw Error("no usable GPU: " + failure_);
+      if (r->jpeg && live_jpeg_ == 0)
+        throw GpuJpegError("no GPU worker left for JPEG: " + failure_);
       waiting_.push_back(std::move(r));
     }
-    ready_.notify_one();
+    ready_.notify_all();  // all: the one woken must be one that may take it
   }
 
-  // The next stack: the oldest image and up to kMaxStack - 1 queued ones that stack with it.
-  // Blocks while the queue is empty and open (when `wait`); empty once closed and drained.
-  std::vector<RequestPtr> take(bool wait) {
+  // The next stack for a worker (`takes_jpeg`: one that may take nvJPEG work): the oldest image
+  // it may take and up to kMaxStack - 1 queued ones that stack with it. Blocks while there is
+  // none and the queue is open (when `wait`); empty once closed and drained.
+  std::vector<RequestPtr> take(bool wait, bool takes_jpeg) {
     std::unique_lock<std::mutex> lock(mutex_);
-    if (wait) ready_.wait(lock, [&] { return !waiting_.empty() || closed_; });
+    const auto may = [&](const RequestPtr& r) { return takes_jpeg || !r->jpeg; };
+    const auto first = [&] { return std::find_if(waiting_.begin(), waiting_.end(), may); };
+    if (wait) ready_.wait(lock, [&] { return first() != waiting_.end() || closed_; });
     std::vector<RequestPtr> stack;
-    if (waiting_.empty()) return stack;
-    stack.push_back(waiting_.front());
-    waiting_.pop_front();
+    auto it = first();
+    if (it == waiting_.end()) return stack;
+    stack.push_back(*it);
+    it = waiting_.erase(it);
     const std::size_t bytes = stack[0]->row_bytes * static_cast<std::size_t>(stack[0]->height);
-    for (auto it = waiting_.begin(); it != waiting_.end() && stack.size() < kMaxStack;) {
-      if ((*it)->stacks_with(*stack[0]) && bytes * (stack.size() + 1) <= kMaxStackBytes) {
+    while (it != waiting_.end() && stack.size() < kMaxStack) {
+      if (may(*it) && (*it)->stacks_with(*stack[0]) &&
+          bytes * (stack.size() + 1) <= kMaxStackBytes) {
         stack.push_back(*it);
         it = waiting_.erase(it);
       } else {
@@ -93,30 +102,48 @@ class Queue {
     ready_.notify_all();
   }
 
-  void worker_started() {
+  void worker_started(bool takes_jpeg) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++live_;
+    if (takes_jpeg) ++live_jpeg_;
   }
 
-  // A worker stopped for good; the last one fails whatever still waits.
-  void worker_stopped(const std::string& why) {
+  // A worker stopped for good; the last one fails whatever still waits, and the last JPEG worker
+  // hands the JPEG work back to the CPU.
+  void worker_stopped(const std::string& why, bool takes_jpeg) {
     std::deque<RequestPtr> orphans;
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       if (failure_.empty()) failure_ = why;
-      if (--live_ > 0) return;
-      orphans.swap(waiting_);
+      if (takes_jpeg) --live_jpeg_;
+      if (--live_ == 0) {
+        orphans.swap(waiting_);
+      } else if (live_jpeg_ == 0) {
+        const auto jpeg = std::stable_partition(waiting_.begin(), waiting_.end(),
+                                                [](const RequestPtr& r) { return !r->jpeg; });
+        orphans.assign(jpeg, waiting_.end());
+        waiting_.erase(jpeg, waiting_.end());
+      }
     }
-    for (const RequestPtr& r : orphans)
-      r->done.set_exception(std::make_exception_ptr(Error("no usable GPU: " + why)));
+    for (const RequestPtr& r : orphans) {
+      r->done.set_exception(
+          r->jpeg && live_any()
+              ? std::make_exception_ptr(GpuJpegError("no GPU worker left for JPEG: " + why))
+              : std::make_exception_ptr(Error("no usable GPU: " + why)));
+    }
   }
 
  private:
+  bool live_any() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return live_ > 0;
+  }
   std::mutex mutex_;  // guards everything below
   std::condition_variable ready_;
   std::deque<RequestPtr> waiting_;
   bool closed_ = false;
-  int live_ = 0;  // workers that opened their GPU and have not stopped
+  int live_ = 0;       // workers that opened their GPU and have not stopped
+  int live_jpeg_ = 0;  // those of them that take nvJPEG work
   std::string failure_;
 };
 
@@ -208,12 +235,14 @@ void fail(std::vector<RequestPtr>& stack, const std::exception_ptr& error) {
 
 class Worker {
  public:
-  Worker(const GpuInfo& gpu, int index, KernelLibrary& kernels, Queue& queue, bool release_context)
+  Worker(const GpuInfo& gpu, int index, KernelLibrary& kernels, Queue& queue, bool release_context,
+         bool takes_jpeg)
       : gpu_(gpu),
         index_(index),
         kernels_(kernels),
         queue_(queue),
-        release_context_(release_context) {
+        release_context_(release_context),
+        takes_jpeg_(takes_jpeg) {
     thread_ = std::thread([this] { run(); });
   }
   ~Worker() {
@@ -246,7 +275,7 @@ class Worker {
       ready_promise_.set_value(stats_.failure);
       return;
     }
-    queue_.worker_started();
+    queue_.worker_started(takes_jpeg_);
     ready_promise_.set_value("");
     std::string why;
     try {
@@ -255,7 +284,7 @@ class Worker {
       why = std::string("GPU ") + std::to_string(gpu_.ordinal) + " failed: " + e.what();
       record_failure(why);
     }
-    queue_.worker_stopped(why.empty() ? "the GPUs were released" : why);
+    queue_.worker_stopped(why.empty() ? "the GPUs were released" : why, takes_jpeg_);
   }
 
   // Owners in dependency order: the session (held by the worker) outlives the kernels loaded into
@@ -267,10 +296,10 @@ class Worker {
     std::size_t next = 0;
     try {
       for (;;) {
-        std::vector<RequestPtr> stack = queue_.take(false);
+        std::vector<RequestPtr> stack = queue_.take(false, takes_jpeg_);
         if (stack.empty()) {  // nothing waits: finish what is in flight, then wait for more
           for (Slot& s : slots) complete(s);
-          stack = queue_.take(true);
+          stack = queue_.take(true, takes_jpeg_);
           if (stack.empty()) return;  // closed
         }
         Slot& slot = slots[next++ % slots.size()];
@@ -430,6 +459,7 @@ class Worker {
   KernelLibrary& kernels_;
   Queue& queue_;
   const bool release_context_;
+  const bool takes_jpeg_;
   std::unique_ptr<GpuSession> session_;  // opened by the thread; kept until the worker ends
   std::promise<std::string> ready_promise_;
   std::future<std::string> ready_ = ready_promise_.get_future();
@@ -477,12 +507,17 @@ struct GpuPool::Impl {
   }
 };
 
-GpuPool::GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, bool release_contexts)
+GpuPool::GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, bool release_contexts,
+                 bool jpeg_workers)
     : impl_(std::make_unique<Impl>()) {
   impl_->gpus = gpus;
-  for (std::size_t i = 0; i < gpus.size(); ++i) {
-    impl_->workers.push_back(std::make_unique<Worker>(gpus[i], static_cast<int>(i), kernels,
-                                                      impl_->queue, release_contexts));
+  // With JPEG workers, each GPU's first worker blurs host images only, and a second takes the
+  // nvJPEG work (and anything else waiting).
+  if (jpeg_workers) impl_->gpus.insert(impl_->gpus.end(), gpus.begin(), gpus.end());
+  for (std::size_t i = 0; i < impl_->gpus.size(); ++i) {
+    const bool takes_jpeg = !jpeg_workers || i >= gpus.size();
+    impl_->workers.push_back(std::make_unique<Worker>(impl_->gpus[i], static_cast<int>(i), kernels,
+                                                      impl_->queue, release_contexts, takes_jpeg));
   }
 }
 

@@ -36,13 +36,13 @@ struct GpuJpegWork {
 
 /// What one image's trip through a GPU took.
 struct GpuBlurTimes {
-  double pin_ms = 0;    // cuMemHostRegister of its memory (host clock)
-  double wait_ms = 0;   // from handing it over to getting it back (host clock)
-  float upload_ms = 0;  // its stack's copies to the GPU and JPEG decodes (CUDA events)
-  float kernel_ms = 0;  // its stack's kernel(s)
+  double pin_ms = 0;      // cuMemHostRegister of its memory (host clock)
+  double wait_ms = 0;     // from handing it over to getting it back (host clock)
+  float upload_ms = 0;    // its stack's copies to the GPU and JPEG decodes (CUDA events)
+  float kernel_ms = 0;    // its stack's kernel(s)
   float download_ms = 0;  // its stack's copies from the GPU and JPEG encodes
-  int stacked = 1;  // images in its stack's launch
-  int gpu = 0;      // which worker: an index into GpuPool::gpus()
+  int stacked = 1;        // images in its stack's launch
+  int gpu = 0;            // which worker: an index into GpuPool::gpus()
 };
 
 /// How much each worker did.
@@ -60,7 +60,10 @@ class GpuPool {
   /// (the slow part of GPU start-up runs beside the first decodes).
   /// `release_contexts` false leaves each context for the driver to tear down at the process's
   /// exit (run.hpp's ContextAtEnd::kLeaveToExit).
-  GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, bool release_contexts = true);
+  /// `jpeg_workers`: a second worker for each GPU that takes the images with nvJPEG work (the
+  /// first then blurs host images only, beside it rather than behind its JPEG stacks).
+  GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, bool release_contexts = true,
+          bool jpeg_workers = false);
   /// Finishes what is queued and stops the workers.
   ~GpuPool();
   GpuPool(const GpuPool&) = delete;

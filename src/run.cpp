@@ -8,6 +8,7 @@
 #include "blur_device.hpp"
 #include "codegen.hpp"
 #include "errors.hpp"
+#include "gpu_jpeg.hpp"
 #include "image_decode.hpp"
 #include "kernel_library.hpp"
 #include "nvrtc.hpp"
@@ -16,7 +17,6 @@
 #include "reporter.hpp"
 #include "run_report.hpp"
 #include "stop_signals.hpp"
-#include "gpu_jpeg.hpp"
 #include "version.hpp"
 
 namespace gpublur {
@@ -191,7 +191,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   });
   BlurDevice device(
       r.device, r.devices, jobs.size(), kernels,
-      [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease);
+      [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
+      r.codec != JpegCodec::kCpu && jobs.size() > 1);
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;
