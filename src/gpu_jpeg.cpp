@@ -135,8 +135,7 @@ GpuJpegSlot::~GpuJpegSlot() = default;
 
 std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int channels,
                                              std::uintptr_t device, std::size_t pitch,
-                                             std::size_t image_bytes, std::size_t batch,
-                                             std::size_t spare) {
+                                             std::size_t image_bytes) {
   const nvjpeg::Api& nv = library();
   Impl& s = *impl_;
   nvjpegHandle_t handle = s.engine.decode.h;
@@ -163,16 +162,9 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
     taken.push_back(j.index);
   }
   if (taken.empty()) return declined;
-  const std::size_t real = taken.size();
-  for (std::size_t i = 0; data.size() < batch; ++i) {  // repeats of the first, into spare places
-    nvjpegImage_t out{};
-    out.channel[0] = reinterpret_cast<unsigned char*>(device + (spare + i) * image_bytes);
-    out.pitch[0] = pitch;
-    data.push_back(data[0]);
-    lengths.push_back(lengths[0]);
-    destinations.push_back(out);
-  }
-  const int n = static_cast<int>(batch);
+  // Initializing sets the batch size (nvjpegDecodeBatched takes exactly that many); it is done
+  // again only when a stack's size differs from the last one's.
+  const int n = static_cast<int>(taken.size());
   const nvjpegOutputFormat_t format = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
   nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
   if (n != s.batch || format != s.format) {
@@ -186,8 +178,7 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
   }
   if (status != NVJPEG_STATUS_SUCCESS) {  // one bad file fails its batch: the CPU takes them all
     s.batch = 0;                          // and the state is initialized afresh
-    declined.insert(declined.end(), taken.begin(),
-                    taken.begin() + static_cast<std::ptrdiff_t>(real));
+    declined.insert(declined.end(), taken.begin(), taken.end());
   }
   return declined;
 }
