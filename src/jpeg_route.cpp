@@ -1,4 +1,4 @@
-// jpeg_route.cpp — nvJPEG's availability, looked at once, and the count of JPEGs it holds.
+// jpeg_route.cpp — nvJPEG's availability, looked at once.
 #include "jpeg_route.hpp"
 
 #include "errors.hpp"
@@ -6,12 +6,11 @@
 
 namespace gpublur {
 
-JpegRoute::JpegRoute(JpegCodec codec, BlurDevice& device, std::size_t gpu_queue)
-    : codec_(codec), device_(device), gpu_queue_(gpu_queue) {}
+JpegRoute::JpegRoute(JpegCodec codec, BlurDevice& device) : codec_(codec), device_(device) {}
 
 bool JpegRoute::available(std::string& why) {
   std::call_once(checked_, [&] {
-    if (codec_ == JpegCodec::kCpu) {
+    if (codec_ != JpegCodec::kGpu) {
       why_not_ = "--codec cpu";
       return;
     }
@@ -28,23 +27,14 @@ bool JpegRoute::available(std::string& why) {
 }
 
 bool JpegRoute::take_decode(std::string& why) {
-  if (!available(why)) {
-    if (codec_ == JpegCodec::kGpu)
-      throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");
-    return false;
-  }
-  if (codec_ == JpegCodec::kAuto && under_way_.load() >= gpu_queue_) {
-    why = "the GPU's decoder was busy";
-    return false;
-  }
-  ++under_way_;
-  return true;
+  if (available(why)) return true;
+  if (codec_ == JpegCodec::kGpu)
+    throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");
+  return false;
 }
 
-void JpegRoute::finished() { --under_way_; }
-
 bool JpegRoute::takes_encode(const PreparedImage& image) {
-  if (codec_ == JpegCodec::kCpu || image.format != SampleFormat::k8 || image.srgb_bits != 0 ||
+  if (codec_ != JpegCodec::kGpu || image.format != SampleFormat::k8 || image.srgb_bits != 0 ||
       (image.spec.channels != 1 && image.spec.channels != 3)) {
     return false;
   }

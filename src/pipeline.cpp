@@ -198,10 +198,7 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   GpuJpegWork work;
   const bool gpu_decoded = !item.jpeg.empty();
   if (gpu_decoded) work.decode = &item.jpeg;
-  // The GPU encodes what it decoded (its pixels never leave it), and with --codec gpu everything;
-  // under auto, what the CPU decoded it encodes too, beside the GPU rather than behind it.
-  if (r.job.format == ImageFormat::kJpeg && (gpu_decoded || s.codec == JpegCodec::kGpu) &&
-      route.takes_encode(*item.prepared)) {
+  if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared)) {
     const ChromaSubsampling asked = s.encode.jpeg_subsampling == ChromaSubsampling::kAuto
                                         ? item.subsampling
                                         : s.encode.jpeg_subsampling;
@@ -215,19 +212,14 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
     r.notes.push_back(std::string("the CPU's codec took it: ") + e.what());
     work = GpuJpegWork{};
     if (gpu_decoded) {
-      route.finished();
       DecodedImage decoded = decode_on_cpu(item.jpeg, r, s);
       item.jpeg = {};
       prepare(item, std::move(decoded), s);
     }
     device.blur(*item.prepared, key, r);
     return;
-  } catch (...) {
-    if (gpu_decoded) route.finished();
-    throw;
   }
   if (gpu_decoded) {
-    route.finished();
     item.jpeg = {};
     r.decoder = JpegRoute::gpu_codec_name(work.decoder);
   }
@@ -302,10 +294,11 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
                   BlurDevice& device, FileObserver& observer) {
   const int concurrency =
       settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
+  JpegRoute route(effective_codec(settings.codec), device);
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
-  // that a full stack (gpu_pool's kMaxStack) can gather while the CPU's threads go on.
-  const int waiting_threads = settings.codec == JpegCodec::kCpu ? 0 : 16;
+  // that a stack (gpu_pool's kMaxStack) can gather while the CPU's threads go on.
+  const int waiting_threads = route.considers_gpu() ? 16 : 0;
   std::optional<tbb::global_control> threads;
   if (settings.threads > 0 || waiting_threads > 0) {
     threads.emplace(tbb::global_control::max_allowed_parallelism,
@@ -315,9 +308,6 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   // Two images per thread: one in a CPU stage, one waiting for or on the GPU.
   const std::size_t tokens =
       static_cast<std::size_t>(std::clamp(2 * (concurrency + waiting_threads), 4, 256));
-  // With --codec auto, the GPU's decoder holds at most as many as a stack, plus one stack in
-  // flight.
-  JpegRoute route(settings.codec, device, static_cast<std::size_t>(waiting_threads));
   MemoryBudget budget(settings.memory_budget);
   std::size_t next = 0;
   arena.execute([&] {

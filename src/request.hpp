@@ -27,8 +27,8 @@ inline constexpr NameTable<DeviceChoice, 3> kDeviceNames{{{
 }}};
 
 inline constexpr NameTable<JpegCodec, 3> kCodecNames{{{
-    {JpegCodec::kAuto, "auto", "nvJPEG on the GPU where there is one, with CPU threads sharing"},
-    {JpegCodec::kGpu, "gpu", "nvJPEG for every JPEG it takes, or an error without it"},
+    {JpegCodec::kAuto, "auto", "the faster for a batch: libjpeg-turbo for now (README)"},
+    {JpegCodec::kGpu, "gpu", "nvJPEG on the GPU for every JPEG it takes, or an error without it"},
     {JpegCodec::kCpu, "cpu", "libjpeg-turbo only: the same bytes on every machine"},
 }}};
 
@@ -44,7 +44,7 @@ struct Request {
   std::string output;  // the single form's output
   BatchInputs batch;
   std::optional<ImageFormat> format;  // --format: convert outputs (needed to write to stdout)
-  std::optional<Shard> shard;  // a batch: only this part of it
+  std::optional<Shard> shard;         // a batch: only this part of it
   bool skip_existing = false;
   bool fsync = false;  // flush each output to disk before it takes its name
   bool strip = false;  // write no metadata

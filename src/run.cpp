@@ -192,7 +192,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   BlurDevice device(
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
-      r.codec != JpegCodec::kCpu && jobs.size() > 1);
+      effective_codec(r.codec) == JpegCodec::kGpu && jobs.size() > 1);
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;
@@ -201,7 +201,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   settings.skip_existing = r.skip_existing;
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
-  settings.codec = r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec;
+  settings.codec = r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec;  // cli: not gpu
   {
     const StopSignals signals;
     run_pipeline(jobs, settings, device, reporter);
