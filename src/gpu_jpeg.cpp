@@ -163,7 +163,8 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
   }
   if (taken.empty()) return declined;
   // Initializing sets the batch size (nvjpegDecodeBatched takes exactly that many); it is done
-  // again only when a stack's size differs from the last one's.
+  // again only when a stack's size differs from the last one's. It allocates, and so synchronizes
+  // the GPU: what limits the JPEG batch today (bench/RESULTS.md has the measurements and the fix).
   const int n = static_cast<int>(taken.size());
   const nvjpegOutputFormat_t format = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
   nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;

@@ -26,8 +26,8 @@ double ms_since(Clock::time_point start) {
 
 // At most this many images, and bytes, in one launch: enough to amortise a launch over small
 // images, little enough that a slot's buffers stay a small part of any GPU's memory.
-// Stacks of up to 64 JPEGs made nvJPEG's hardware decoder slower per image on an H100, not
-// faster (bench/RESULTS.md).
+// Stacks of up to 64 made the JPEG batch slower on an H100, not faster (bench/RESULTS.md: the
+// decoder's re-initialization for each new stack size is the cost, not the batch size).
 constexpr std::size_t kMaxStack = 16;
 constexpr std::size_t kMaxStackBytes = std::size_t{256} << 20;
 

@@ -39,6 +39,21 @@ contains "$work/stderr" "blurring on the CPU" "CPU announcement"
 if [ -s "$work/cpu.png" ] && ! cmp -s "$work/cpu.png" "$samples/edges.png"; then pass; else fail "no blurred output"; fi
 if head -c 8 "$work/cpu.png" | od -An -tx1 | grep -q '89 50 4e 47'; then pass; else fail "output is not a PNG"; fi
 
+# Without nvJPEG the binary starts and every JPEG takes libjpeg-turbo: --codec auto and cpu give
+# the CPU path's bytes; --codec gpu is one actionable line, exit 1, no output.
+GPUBLUR_NVJPEG=/nonexistent/libnvjpeg.so.13 expect 0 "version without nvJPEG" -- --version
+contains "$work/stdout" "nvJPEG: not available" "version without nvJPEG"
+"$bin" "$samples/edges.png" "$work/edges.jpg" --size 1 --codec cpu 2>/dev/null
+GPUBLUR_NVJPEG=/nonexistent/libnvjpeg.so.13 expect 0 "JPEG without nvJPEG" -- \
+  "$work/edges.jpg" "$work/nonv.jpg" --size 7 --sigma 1.5 --json
+contains "$work/stdout" '"decoder": "libjpeg-turbo"' "JPEG without nvJPEG"
+expect 0 "JPEG, --codec cpu" -- "$work/edges.jpg" "$work/cpucodec.jpg" --size 7 --sigma 1.5 --codec cpu
+if cmp -s "$work/nonv.jpg" "$work/cpucodec.jpg"; then pass; else fail "--codec auto without nvJPEG differs from --codec cpu"; fi
+GPUBLUR_NVJPEG=/nonexistent/libnvjpeg.so.13 expect 1 "--codec gpu without nvJPEG" -- \
+  "$work/edges.jpg" "$work/nogpu.jpg" --size 7 --codec gpu
+contains "$work/stderr" "leave out --codec gpu" "--codec gpu without nvJPEG"
+[ ! -e "$work/nogpu.jpg" ] && pass || fail "--codec gpu without nvJPEG left an output"
+
 # Whatever device is here (GPU where present) gives the same bytes as the CPU.
 expect 0 "blur on the default device" -- "$samples/edges.png" "$work/auto.png" --size 7 --sigma 1.5
 if cmp -s "$work/auto.png" "$work/cpu.png"; then pass; else fail "default device differs from the CPU"; fi
