@@ -23,11 +23,11 @@ struct FileResult {
   int exit_code = kExitOk;  // kFailed: the error's (kExitUsage where the request cannot be done)
 
   std::uint64_t bytes_in = 0, bytes_out = 0;
-  int width = 0, height = 0, channels = 0, bits = 0;   // as decoded
-  std::string format_in;                               // as decoded
-  std::string device;                                  // "gpu" or "cpu"
+  int width = 0, height = 0, channels = 0, bits = 0;  // as decoded
+  std::string format_in;                              // as decoded
+  std::string device;                                 // "gpu" or "cpu"
   std::string decoder, encoder;  // JPEG's codecs: "nvjpeg hardware", "libjpeg-turbo", ...; else ""
-  int stacked = 0;                                     // on a GPU: the images in its launch
+  int stacked = 0;               // on a GPU: the images in its launch
   std::vector<std::pair<std::string, double>> stages;  // wall milliseconds, in order
   std::vector<std::string> notes;                      // conversions, metadata not kept (--verbose)
   std::string warning;                                 // said on stderr whatever the verbosity
