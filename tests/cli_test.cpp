@@ -209,7 +209,7 @@ TEST_CASE("anisotropic kernels: the vertical axis by the same rules", "[cli]") {
                       "--sigma-y must be a finite number > 0");
 }
 
-TEST_CASE("--codec chooses who codes JPEG; auto is the CPU's for now; gpu needs a GPU", "[cli]") {
+TEST_CASE("the JPEG codec option: auto is the CPU's for now, and gpu needs a GPU", "[cli]") {
   CHECK(request({"a.jpg", "b.jpg", "--size", "7"}).codec == JpegCodec::kAuto);
   CHECK(request({"a.jpg", "b.jpg", "--size", "7", "--codec", "gpu"}).codec == JpegCodec::kGpu);
   CHECK(request({"a.jpg", "b.jpg", "--size", "7", "--codec", "cpu"}).codec == JpegCodec::kCpu);
