@@ -1,7 +1,8 @@
 // fuzz_decoder.cpp — a libFuzzer target for one decoder, or for the whole read path (format sniffed
 // from the content, as gpublur reads every file). Built once per GB_FUZZ_TARGET by fuzz/build.sh:
-// png, jpeg, webp, tiff, gif, bmp, tga, pnm, hdr, psd, read (decode_image), cache (kernel cache
-// entries), exif (an EXIF block from a file written into a TIFF and read back). A decoder may
+// png, jpeg (with its header facts and metadata splice), webp, tiff, gif, bmp, tga, pnm, hdr,
+// psd, read (decode_image), cache (kernel cache entries), exif (an EXIF block from a file
+// written into a TIFF and read back). A decoder may
 // refuse its input with IoError; anything else (a crash, a sanitizer report, a hang, an allocation
 // past libFuzzer's -malloc_limit_mb) is a finding.
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include "image_decode.hpp"
 #include "image_encode.hpp"
 #include "jpeg_codec.hpp"
+#include "jpeg_markers.hpp"
 #include "kernel_cache.hpp"
 #include "png_decode.hpp"
 #include "pnm_codec.hpp"
@@ -38,7 +40,16 @@ void decode(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
   const std::string target = GB_STRINGIFY(GB_FUZZ_TARGET);
   if (target == "png") decode_png(data, size, kLimits);
-  if (target == "jpeg") decode_jpeg(data, size, kLimits);
+  if (target == "jpeg") {
+    // The header facts that route a JPEG to the GPU, and the metadata splice its GPU-encoded
+    // output goes through (on any bytes: it parses their segments), before the whole decode.
+    try {
+      const JpegFacts facts = read_jpeg_facts(data, size, kLimits);
+      with_jpeg_metadata(std::vector<std::uint8_t>(data, data + size), facts.metadata);
+    } catch (const IoError&) {
+    }
+    decode_jpeg(data, size, kLimits);
+  }
   if (target == "webp") decode_webp(data, size, kLimits);
   if (target == "tiff") decode_tiff(data, size, kLimits);
   if (target == "gif") decode_gif(data, size, kLimits);

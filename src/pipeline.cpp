@@ -111,8 +111,8 @@ void stage(Item& item, F&& work) {
 std::string input_name(const Job& job) { return job.input == "-" ? "standard input" : job.input; }
 
 // A JPEG the GPU will decode: its header's facts, its samples not yet there. Empty where the CPU
-// decodes it (the GPU is busy or absent, nvJPEG does not take this kind, --linear needs the
-// samples on the host).
+// decodes it (no GPU or no nvJPEG, a kind nvJPEG's hardware path does not take, a header libjpeg
+// refuses, --linear, which needs the samples on the host).
 std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& bytes, Item& item,
                                            const PipelineSettings& s, JpegRoute& route) {
   if (!route.considers_gpu() || s.blur.linear ||
@@ -209,13 +209,13 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   try {
     device.blur(*item.prepared, key, r, with_codec ? &work : nullptr);
   } catch (const GpuJpegError& e) {
-    r.notes.push_back(std::string("the CPU's codec took it: ") + e.what());
     work = GpuJpegWork{};
     if (gpu_decoded) {
       DecodedImage decoded = decode_on_cpu(item.jpeg, r, s);
       item.jpeg = {};
-      prepare(item, std::move(decoded), s);
+      prepare(item, std::move(decoded), s);  // (its notes replace the file's notes)
     }
+    r.notes.push_back(std::string("the CPU's codec took it: ") + e.what());
     device.blur(*item.prepared, key, r);
     return;
   }
