@@ -175,9 +175,11 @@ void define_blur_options(CLI::App& app, Request& r, Given& g) {
 void define_gpu_options(CLI::App& app, Request& r, Given& g) {
   add_choice(app, "--device", r.device, kDeviceNames,
              "Where to blur: " + choices_help(kDeviceNames));
-  add_choice(app, "--codec", r.codec, kCodecNames,
-             "JPEG decoding and encoding: " + choices_help(kCodecNames) +
-                 ". Blurs are exact either way; decoders differ by a few levels (README)");
+  add_choice(
+      app, "--codec", r.codec, kCodecNames,
+      "JPEG decoding and encoding: " + choices_help(kCodecNames) +
+          ". The blur is exact either way; nvJPEG's files differ from libjpeg-turbo's by a few "
+          "levels (README)");
   add_choice(app, "--target", r.target, kTargetNames, "GPU code: " + choices_help(kTargetNames));
   app.add_option("--arch", g.arch,
                  "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
