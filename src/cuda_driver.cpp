@@ -64,15 +64,6 @@ const LoadResult& loaded() {
   return result;
 }
 
-// "api().cuModuleLoadData(&raw, image)" -> "cuModuleLoadData"
-std::string call_name(const char* call) {
-  std::string text(call);
-  const auto paren = text.find('(');
-  if (paren != std::string::npos) text.resize(paren);
-  const auto dot = text.find_last_of(".>");
-  return dot == std::string::npos ? text : text.substr(dot + 1);
-}
-
 }  // namespace
 
 const DriverApi* load_driver(std::string& why) {
@@ -94,7 +85,7 @@ void throw_cuda_error(CUresult status, const char* call, const std::string& subj
     a->cuGetErrorName(status, &name);
     a->cuGetErrorString(status, &text);
   }
-  std::string message = subject + ": " + call_name(call) + " failed: ";
+  std::string message = subject + ": " + called_function(call) + " failed: ";
   message += name ? name : "CUresult " + std::to_string(static_cast<int>(status));
   if (text) message += std::string(" (") + text + ")";
   throw CudaError(message);

@@ -2,6 +2,7 @@
 // Every message is written for the user: "<what>: <why>", with a hint where one helps.
 #pragma once
 
+#include <cctype>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +14,27 @@ enum ExitCode : int {
   kExitFailure = 1,  // I/O, CUDA, NVRTC and internal errors
   kExitUsage = 2,    // bad command line: fix the arguments and run again
 };
+
+/// The function a checking macro's call text names, for its error message: the last call of
+/// the outermost expression, "cuda::api().cuModuleLoadData(&raw, image)" -> "cuModuleLoadData"
+/// (GB_CU_CHECK, GB_NVJPEG_CHECK).
+inline std::string called_function(const char* call_text) {
+  const std::string text(call_text);
+  std::string name = text;  // no call in it: the text as it is
+  int depth = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == ')') --depth;
+    if (text[i] != '(') continue;
+    if (depth++ != 0) continue;  // a call inside the arguments
+    std::size_t begin = i;
+    while (begin > 0 &&
+           (std::isalnum(static_cast<unsigned char>(text[begin - 1])) || text[begin - 1] == '_')) {
+      --begin;
+    }
+    name = text.substr(begin, i - begin);
+  }
+  return name;
+}
 
 /// Base of every gpublur error; what() is the text after "gpublur: error: ".
 class Error : public std::runtime_error {

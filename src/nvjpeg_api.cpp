@@ -95,12 +95,7 @@ const char* status_name(nvjpegStatus_t status) {
 }
 
 void throw_error(nvjpegStatus_t status, const char* call, const std::string& subject) {
-  std::string name(call);
-  const auto paren = name.find('(');
-  if (paren != std::string::npos) name.resize(paren);
-  const auto dot = name.find_last_of(".>");
-  if (dot != std::string::npos) name = name.substr(dot + 1);
-  throw GpuJpegError(subject + ": " + name + " failed: " + status_name(status));
+  throw GpuJpegError(subject + ": " + called_function(call) + " failed: " + status_name(status));
 }
 
 }  // namespace gpublur::nvjpeg

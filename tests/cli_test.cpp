@@ -153,11 +153,12 @@ TEST_CASE("bad choices are errors that list the choices", "[cli]") {
 }
 
 TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
-  const Request r = request(
-      {"a.png",           "dir",     "-o",      "out",       "-r",          "--format",  "jpg",
-       "--skip-existing", "--sigma", "2",       "--threads", "3",           "--devices", "0,0,1",
-       "--max-pixels",    "1000",    "--strip", "-q",        "--from-list", "-",
-       "--fsync"});
+  const Request r = request({"a.png",     "dir",      "-o",           "out",
+                             "-r",        "--format", "jpg",          "--skip-existing",
+                             "--sigma",   "2",        "--threads",    "3",
+                             "--devices", "0,0,1",    "--max-pixels", "1000",
+                             "--strip",   "-q",       "--from-list",  "-",
+                             "--fsync"});
   CHECK_FALSE(r.single);
   CHECK(r.action == Request::Action::kBlur);
   CHECK(r.batch.paths == std::vector<std::string>{"a.png", "dir"});
@@ -218,4 +219,13 @@ TEST_CASE("the JPEG codec option: auto is the CPU's for now, and gpu needs a GPU
   require_usage_error({"a.jpg", "b.jpg", "--size", "7", "--codec", "gpu", "--device", "cpu"},
                       "--codec gpu needs a GPU");
   require_parse_error({"a.jpg", "b.jpg", "--size", "7", "--codec", "fast"}, "--codec");
+}
+
+TEST_CASE("a failing call's error names the function the checking macro was given", "[errors]") {
+  CHECK(called_function("api().cuModuleLoadData(&raw, image)") == "cuModuleLoadData");
+  CHECK(called_function("nv.nvjpegDecodeBatched(handle, s.state)") == "nvjpegDecodeBatched");
+  CHECK(called_function("driver->cuInit(0)") == "cuInit");
+  CHECK(called_function("cuInit") == "cuInit");
+  CHECK(called_function("cuda::api().cuMemcpy2DAsync(&copy, slot.stream.get())") ==
+        "cuMemcpy2DAsync");
 }
