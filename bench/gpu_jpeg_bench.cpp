@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   const std::size_t pitch = device_pitch(static_cast<std::size_t>(f.width) * 3);
   const std::size_t image_bytes = pitch * static_cast<std::size_t>(f.height);
   constexpr std::size_t kMaxBatch = 64;
-  cuda::DeviceBuffer buffer(image_bytes * kMaxBatch);
+  cuda::DeviceBuffer buffer(image_bytes * kMaxBatch * 2);
   std::printf("%s, %s decoder, %zu files %dx%d\n", gpu->name.c_str(), engine.decoder().c_str(),
               files.size(), f.width, f.height);
   for (const std::size_t batch :
@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
         std::vector<JpegToDecode> jpegs;
         for (std::size_t i = 0; i < batch; ++i) jpegs.push_back({i, &files[at + i]});
         const auto call = Clock::now();
-        declined += slot.decode(jpegs, 3, buffer.get(), pitch, image_bytes).size();
+        declined += slot.decode(jpegs, 3, buffer.get(), pitch, image_bytes, batch, batch).size();
         host_ms += ms_since(call);
       }
       stream.synchronize("decoding");

@@ -135,7 +135,8 @@ GpuJpegSlot::~GpuJpegSlot() = default;
 
 std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int channels,
                                              std::uintptr_t device, std::size_t pitch,
-                                             std::size_t image_bytes) {
+                                             std::size_t image_bytes, std::size_t batch,
+                                             std::size_t spare) {
   const nvjpeg::Api& nv = library();
   Impl& s = *impl_;
   nvjpegHandle_t handle = s.engine.decode.h;
@@ -162,10 +163,18 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
     taken.push_back(j.index);
   }
   if (taken.empty()) return declined;
-  // Initializing sets the batch size (nvjpegDecodeBatched takes exactly that many); it is done
-  // again only when a stack's size differs from the last one's. It allocates, and so synchronizes
-  // the GPU: what limits the JPEG batch today (bench/RESULTS.md has the measurements and the fix).
-  const int n = static_cast<int>(taken.size());
+  // Initializing sets the batch size (nvjpegDecodeBatched takes exactly that many) and allocates,
+  // which synchronizes the whole GPU; so it is done once per slot and every batch is filled up to
+  // that size with repeats of its first image, decoded into the caller's spare places.
+  for (std::size_t i = 0; data.size() < batch; ++i) {  // repeats of the first, into spare places
+    nvjpegImage_t out{};
+    out.channel[0] = reinterpret_cast<unsigned char*>(device + (spare + i) * image_bytes);
+    out.pitch[0] = pitch;
+    data.push_back(data[0]);
+    lengths.push_back(lengths[0]);
+    destinations.push_back(out);
+  }
+  const int n = static_cast<int>(batch);
   const nvjpegOutputFormat_t format = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGBI;
   nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
   if (n != s.batch || format != s.format) {

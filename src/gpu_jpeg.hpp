@@ -69,13 +69,16 @@ class GpuJpegSlot {
   GpuJpegSlot(const GpuJpegSlot&) = delete;
   GpuJpegSlot& operator=(const GpuJpegSlot&) = delete;
 
-  /// Enqueues the decode of `jpegs`, each width x height of `channels` (1: gray, 3: RGB), into
-  /// interleaved 8-bit images at `device + index * image_bytes`, rows `pitch` bytes apart.
+  /// Enqueues the decode of `jpegs` (at most `batch`), each width x height of `channels` (1:
+  /// gray, 3: RGB), into interleaved 8-bit images at `device + index * image_bytes`, rows `pitch`
+  /// bytes apart. The decoder always decodes `batch` images (initializing it for a batch size
+  /// allocates, and synchronizes the GPU: done once per slot), so a short batch is filled up with
+  /// repeats decoded into places `spare`, `spare + 1`, ... (the caller's room for `batch` more).
   /// Returns the indices it did not take (the decoder does not support them, or refused them),
   /// which the caller decodes otherwise; their images are left undefined.
   std::vector<std::size_t> decode(const std::vector<JpegToDecode>& jpegs, int channels,
-                                  std::uintptr_t device, std::size_t pitch,
-                                  std::size_t image_bytes);
+                                  std::uintptr_t device, std::size_t pitch, std::size_t image_bytes,
+                                  std::size_t batch, std::size_t spare);
 
   /// Enqueues the encode of the image at `device` (interleaved 8-bit, 1 or 3 channels) as
   /// bitstream `index`. Throws GpuJpegError.

@@ -23,7 +23,8 @@ GpuJpegSlot::GpuJpegSlot(GpuJpegEngine&, std::uintptr_t) {
 }
 GpuJpegSlot::~GpuJpegSlot() = default;
 std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int,
-                                             std::uintptr_t, std::size_t, std::size_t) {
+                                             std::uintptr_t, std::size_t, std::size_t, std::size_t,
+                                             std::size_t) {
   std::vector<std::size_t> all;
   for (const JpegToDecode& j : jpegs) all.push_back(j.index);
   return all;

@@ -353,7 +353,10 @@ class Worker {
     const LaunchDims dims = launch_dims(k, width, height, gpu_.sm_count, n);
     const std::size_t pitch = device_pitch(row_bytes);
     const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(height));
-    ensure(slot.in, image_bytes * stack.size());
+    const bool decodes = std::any_of(
+        stack.begin(), stack.end(), [](const RequestPtr& r) { return r->jpeg && r->jpeg->decode; });
+    // Decoding: room after the stack for the decoder's fill-up (GpuJpegSlot::decode).
+    ensure(slot.in, image_bytes * (stack.size() + (decodes ? kMaxStack : 0)));
     ensure(slot.out, image_bytes * stack.size());
     ensure(slot.scratch, blur_scratch_bytes(k, width, height, n));
     const auto& driver = cuda::api();
@@ -405,7 +408,8 @@ class Worker {
     std::string why = "nvJPEG does not decode it";
     try {
       GpuJpegSlot& codec = slot.jpeg_codec(jpeg);
-      declined = codec.decode(jpegs, stack[0]->channels, slot.in->get(), pitch, image_bytes);
+      declined = codec.decode(jpegs, stack[0]->channels, slot.in->get(), pitch, image_bytes,
+                              kMaxStack, stack.size());
       for (const JpegToDecode& j : jpegs) stack[j.index]->jpeg->decoder = jpeg.get().decoder();
     } catch (const GpuJpegError& e) {
       why = e.what();
