@@ -31,6 +31,11 @@ double ms_since(Clock::time_point start) {
 constexpr std::size_t kMaxStack = 16;
 constexpr std::size_t kMaxStackBytes = std::size_t{256} << 20;
 
+// How many images of `bytes` each one stack holds at most.
+std::size_t stack_limit(std::size_t bytes) {
+  return std::clamp<std::size_t>(kMaxStackBytes / std::max<std::size_t>(bytes, 1), 1, kMaxStack);
+}
+
 // One image handed to the GPUs: its samples (blurred in place) and what stacks with what.
 struct Request {
   PreparedImage* image = nullptr;
@@ -81,10 +86,10 @@ class Queue {
     if (it == waiting_.end()) return stack;
     stack.push_back(*it);
     it = waiting_.erase(it);
-    const std::size_t bytes = stack[0]->row_bytes * static_cast<std::size_t>(stack[0]->height);
-    while (it != waiting_.end() && stack.size() < kMaxStack) {
-      if (may(*it) && (*it)->stacks_with(*stack[0]) &&
-          bytes * (stack.size() + 1) <= kMaxStackBytes) {
+    const std::size_t limit =
+        stack_limit(stack[0]->row_bytes * static_cast<std::size_t>(stack[0]->height));
+    while (it != waiting_.end() && stack.size() < limit) {
+      if (may(*it) && (*it)->stacks_with(*stack[0])) {
         stack.push_back(*it);
         it = waiting_.erase(it);
       } else {
@@ -355,10 +360,14 @@ class Worker {
     const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(height));
     const bool decodes = std::any_of(
         stack.begin(), stack.end(), [](const RequestPtr& r) { return r->jpeg && r->jpeg->decode; });
-    // Decoding: room after the stack for the decoder's fill-up (GpuJpegSlot::decode).
-    ensure(slot.in, image_bytes * (stack.size() + (decodes ? kMaxStack : 0)));
-    ensure(slot.out, image_bytes * stack.size());
-    ensure(slot.scratch, blur_scratch_bytes(k, width, height, n));
+    // nvJPEG decodes a full stack every time (GpuJpegSlot::decode), filled up into places after
+    // this one's: room for two full stacks. With nvJPEG the buffers are sized for full stacks
+    // at once, not as stacks grow, as allocating synchronizes the GPU.
+    const std::size_t full_stack = stack_limit(row_bytes * static_cast<std::size_t>(height));
+    const std::size_t room = decodes || stack[0]->jpeg ? full_stack : stack.size();
+    ensure(slot.in, image_bytes * (decodes ? 2 * full_stack : room));
+    ensure(slot.out, image_bytes * room);
+    ensure(slot.scratch, blur_scratch_bytes(k, width, height, static_cast<int>(room)));
     const auto& driver = cuda::api();
     slot.start.record(slot.stream);
     std::vector<JpegToDecode> to_decode;
@@ -371,7 +380,8 @@ class Worker {
           host_copy(*stack[i], slot.in->get() + i * image_bytes, pitch, true);
       GB_CU_CHECK(driver.cuMemcpy2DAsync(&copy, slot.stream.get()), "copying an image to the GPU");
     }
-    if (!to_decode.empty()) decode_jpegs(slot, stack, to_decode, jpeg, pitch, image_bytes);
+    if (!to_decode.empty())
+      decode_jpegs(slot, stack, to_decode, jpeg, pitch, image_bytes, full_stack);
     slot.uploaded.record(slot.stream);
     const int device_pitch_arg = static_cast<int>(pitch);
     launch_blur(k, kernel->functions, dims, {slot.in->get(), device_pitch_arg},
@@ -403,13 +413,13 @@ class Worker {
   // back to the CPU (their places are blurred too, and their results dropped).
   void decode_jpegs(Slot& slot, std::vector<RequestPtr>& stack,
                     const std::vector<JpegToDecode>& jpegs, JpegEngine& jpeg, std::size_t pitch,
-                    std::size_t image_bytes) {
+                    std::size_t image_bytes, std::size_t full_stack) {
     std::vector<std::size_t> declined;
     std::string why = "nvJPEG does not decode it";
     try {
       GpuJpegSlot& codec = slot.jpeg_codec(jpeg);
       declined = codec.decode(jpegs, stack[0]->channels, slot.in->get(), pitch, image_bytes,
-                              kMaxStack, stack.size());
+                              full_stack, stack.size());
       for (const JpegToDecode& j : jpegs) stack[j.index]->jpeg->decoder = jpeg.get().decoder();
     } catch (const GpuJpegError& e) {
       why = e.what();
