@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # codec_configs.sh [GPUBLUR] [EXTRA...] — the JPEG batch (batch_bench.py's 500 1080p and 100 4K
-# q95 files in /tmp/bb) with each --codec, two rounds each: images/s, which decoder took the
-# files, and the mean per-file ms of the GPU's stages and the stack size (from --json). Where the
+# q95 files in /tmp/bb) with each --codec, two rounds each: images/s, which decoder and encoder
+# took the files, and the mean per-file ms of the GPU's stages and the stack size (from --json). Where the
 # GPU's codec is slower than expected, this says whether the decoder, the encoder or the stacks are
 # why. EXTRA: more gpublur options (e.g. --devices 0,0).
 G=${1:-build/device/gpublur}
 shift || true
-python3 bench/batch_bench.py $G /tmp/bb --hd 500 --uhd 100 --formats jpg --rounds 1 --per-file 0 > /dev/null 2>&1
+[ -d /tmp/bb/3840x2160-jpg ] || python3 bench/batch_bench.py $G /tmp/bb --hd 500 --uhd 100 --formats jpg --rounds 1 \
+  --per-file 0 > /dev/null 2>&1
 for set in 1920x1080-jpg 3840x2160-jpg; do
   n=$(ls /tmp/bb/$set | wc -l)
   for cfg in "--codec auto" "--codec gpu" "--codec cpu"; do
@@ -16,14 +17,15 @@ for set in 1920x1080-jpg 3840x2160-jpg; do
       e=$(date +%s.%N)
       echo "$set $cfg round $r: $(python3 -c "print('%.1f img/s' % ($n/($e-$s)))") $(python3 - <<'PY'
 import json,statistics
-st={}; dec={}
+st={}; dec={}; enc={}
 for l in open('/tmp/j.json'):
     r=json.loads(l)
     if 'ms' not in r: continue
     dec[r.get('decoder','?')]=dec.get(r.get('decoder','?'),0)+1
+    enc[r.get('encoder','?')]=enc.get(r.get('encoder','?'),0)+1
     for k,v in r['ms'].items(): st.setdefault(k,[]).append(v)
     st.setdefault('stacked',[]).append(r.get('stacked',0))
-print(dec, ', '.join('%s %.1f'%(k,statistics.mean(v)) for k,v in st.items() if k in ('gpu decode','gpu encode','gpu wait','decode','stacked','kernel')))
+print(dec, enc, ', '.join('%s %.1f'%(k,statistics.mean(v)) for k,v in st.items() if k in ('gpu decode','gpu encode','gpu wait','decode','stacked','kernel')))
 PY
 )"
     done

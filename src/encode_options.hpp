@@ -20,18 +20,8 @@ constexpr ChromaSubsampling resolved_subsampling(ChromaSubsampling s, int qualit
 
 /// Which codec reads and writes JPEG (--codec): kGpu nvJPEG on the GPU for every JPEG it takes
 /// (the rest: libjpeg-turbo), or an error without it; kCpu libjpeg-turbo only, the same bytes on
-/// every machine; kAuto the faster of the two for a batch, which is libjpeg-turbo for now
-/// (effective_codec).
+/// every machine; kAuto both at once where nvJPEG is there (jpeg_route.hpp), else libjpeg-turbo.
 enum class JpegCodec { kAuto, kGpu, kCpu };
-
-/// What kAuto runs as. nvJPEG alone decodes and encodes 1080p JPEGs at over 2,000 images/s on an
-/// H100, but the batch through it reached about half the CPU codec's images/s (re-initializing
-/// its batched decoder for each stack size allocates and synchronizes the GPU; bench/RESULTS.md),
-/// so auto keeps libjpeg-turbo until that is measured faster. One definition for the command
-/// line and the Python package.
-constexpr JpegCodec effective_codec(JpegCodec asked) {
-  return asked == JpegCodec::kAuto ? JpegCodec::kCpu : asked;
-}
 
 struct EncodeOptions {
   // libdeflate's level 0..12 for PNG's image data (png_encode.hpp). The default is chosen from

@@ -1,12 +1,16 @@
 // jpeg_route.hpp — which JPEGs of a run the GPU decodes and encodes (nvJPEG), and which the
-// CPU's threads do (libjpeg-turbo), as --codec asks (effective_codec: auto is the CPU's for now).
-// With gpu, every JPEG nvJPEG takes; what it does not take, and every file where nvJPEG is not
-// there, is an error with gpu and the CPU's with cpu. Thread-safe.
+// CPU's threads do (libjpeg-turbo), as --codec asks. With gpu, every JPEG nvJPEG takes, and no
+// nvJPEG is an error. With auto every decoder works at once: the GPU takes JPEGs while fewer than
+// a limit of them are under way on it, and the CPU's threads decode and encode the rest, so that
+// where the GPU's codec is the limit the CPU's threads take the excess instead of waiting; without
+// nvJPEG, auto is cpu. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <string>
+#include <utility>
 
 #include "blur_device.hpp"
 #include "encode_options.hpp"
@@ -16,19 +20,46 @@ namespace gpublur {
 
 class JpegRoute {
  public:
-  /// `codec`: as effective_codec gives it.
-  JpegRoute(JpegCodec codec, BlurDevice& device);
+  /// `gpu_limit`: with kAuto, how many GPU-decoded JPEGs may be under way at once.
+  JpegRoute(JpegCodec codec, BlurDevice& device, std::size_t gpu_limit);
 
   /// Whether a JPEG might go to the GPU's decoder (so its header is worth reading first).
-  bool considers_gpu() const { return codec_ == JpegCodec::kGpu; }
+  bool considers_gpu() const { return codec_ != JpegCodec::kCpu; }
 
-  /// Whether the GPU decodes a JPEG nvJPEG takes: nvJPEG is there. Waits for the GPUs' start-up.
-  /// Throws Error where --codec gpu finds no nvJPEG. `why` says why not.
-  bool take_decode(std::string& why);
+  /// A JPEG the GPU's decoder was given, counted as under way until released or destroyed.
+  class Share {
+   public:
+    Share() = default;
+    Share(Share&& other) noexcept : route_(std::exchange(other.route_, nullptr)) {}
+    Share& operator=(Share&& other) noexcept {
+      release();
+      route_ = std::exchange(other.route_, nullptr);
+      return *this;
+    }
+    Share(const Share&) = delete;
+    Share& operator=(const Share&) = delete;
+    ~Share() { release(); }
+    /// The JPEG is no longer under way on the GPU (blurred, or handed to the CPU's decoder).
+    void release() {
+      if (route_) --std::exchange(route_, nullptr)->under_way_;
+    }
+    bool held() const { return route_ != nullptr; }
 
-  /// Whether the GPU encodes this image as a JPEG: nvJPEG is there, and the image is 8-bit gray
-  /// or RGB in the samples it will be written with. Throws as take_decode.
-  bool takes_encode(const PreparedImage& image);
+   private:
+    friend class JpegRoute;
+    explicit Share(JpegRoute* route) : route_(route) {}
+    JpegRoute* route_ = nullptr;
+  };
+
+  /// The GPU decodes a JPEG nvJPEG takes where nvJPEG is there and, with kAuto, fewer than the
+  /// limit are under way: a held Share. Waits for the GPUs' start-up. Throws Error where --codec
+  /// gpu finds no nvJPEG. Otherwise an empty Share, and `why` says why not.
+  Share take_decode(std::string& why);
+
+  /// Whether the GPU encodes this image as a JPEG: nvJPEG is there, the image is 8-bit gray or
+  /// RGB in the samples it will be written with and, with kAuto, the GPU decoded it (what the CPU
+  /// decoded, the CPU encodes: its own lane, beside the GPU's). Throws as take_decode.
+  bool takes_encode(const PreparedImage& image, bool gpu_decoded);
 
   /// What decoded on the GPU, for the file's report: "nvjpeg hardware", ...
   static std::string gpu_codec_name(const std::string& decoder);
@@ -37,6 +68,8 @@ class JpegRoute {
   bool available(std::string& why);
   const JpegCodec codec_;
   BlurDevice& device_;
+  const std::size_t gpu_limit_;
+  std::atomic<std::size_t> under_way_{0};
   std::once_flag checked_;
   bool available_ = false;
   std::string why_not_;

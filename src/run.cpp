@@ -192,7 +192,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   BlurDevice device(
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
-      effective_codec(r.codec) == JpegCodec::kGpu && jobs.size() > 1);
+      r.codec != JpegCodec::kCpu && jobs.size() > 1);
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;
