@@ -18,14 +18,20 @@ for set in 1920x1080-jpg 3840x2160-jpg; do
       echo "$set $cfg round $r: $(python3 -c "print('%.1f img/s' % ($n/($e-$s)))") $(python3 - <<'PY'
 import json,statistics
 st={}; dec={}; enc={}
+workers=[]
 for l in open('/tmp/j.json'):
     r=json.loads(l)
+    for g in r.get('summary', {}).get('gpus', []):
+        workers.append('%s worker: %d images in %d stacks, GPU busy %.0f ms; thread ms %s' % (
+            'JPEG' if g.get('jpeg') else 'host', g['images'], g['launches'], g['busy_ms'],
+            ', '.join('%s %.0f' % kv for kv in g.get('worker_ms', {}).items())))
     if 'ms' not in r: continue
     dec[r.get('decoder','?')]=dec.get(r.get('decoder','?'),0)+1
     enc[r.get('encoder','?')]=enc.get(r.get('encoder','?'),0)+1
     for k,v in r['ms'].items(): st.setdefault(k,[]).append(v)
     st.setdefault('stacked',[]).append(r.get('stacked',0))
 print(dec, enc, ', '.join('%s %.1f'%(k,statistics.mean(v)) for k,v in st.items() if k in ('gpu decode','gpu encode','gpu wait','decode','stacked','kernel')))
+for w in workers: print('    ' + w)
 PY
 )"
     done

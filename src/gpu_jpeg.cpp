@@ -94,6 +94,9 @@ struct GpuJpegSlot::Impl {
   nvjpegJpegState_t state = nullptr;  // the batched decoder's
   int batch = 0;                      // the batch size `state` is initialized for (0: none)
   nvjpegOutputFormat_t format = NVJPEG_OUTPUT_RGBI;
+  // The image size and subsampling `state`'s buffers were allocated for beforehand (0: none).
+  unsigned allocated_width = 0, allocated_height = 0;
+  nvjpegChromaSubsampling_t allocated_css = NVJPEG_CSS_UNKNOWN;
   nvjpegJpegStream_t parsed = nullptr;        // a header, parsed to ask what the decoder supports
   std::vector<nvjpegEncoderParams_t> params;  // one per encode stream
   std::vector<nvjpegEncoderState_t> encoders;
@@ -145,6 +148,8 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
   std::vector<std::size_t> lengths;
   std::vector<nvjpegImage_t> destinations;
   std::vector<std::size_t> taken;
+  unsigned width = 0, height = 0;  // the first image's (a stack's images are one size)
+  nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
   for (const JpegToDecode& j : jpegs) {
     int unsupported = 1;
     if (nv.nvjpegJpegStreamParseHeader(handle, j.bytes->data(), j.bytes->size(), s.parsed) !=
@@ -153,6 +158,12 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
         unsupported != 0) {
       declined.push_back(j.index);
       continue;
+    }
+    if (taken.empty() &&
+        (nv.nvjpegJpegStreamGetFrameDimensions(s.parsed, &width, &height) !=
+             NVJPEG_STATUS_SUCCESS ||
+         nv.nvjpegJpegStreamGetChromaSubsampling(s.parsed, &css) != NVJPEG_STATUS_SUCCESS)) {
+      width = height = 0;
     }
     nvjpegImage_t out{};
     out.channel[0] = reinterpret_cast<unsigned char*>(device + j.index * image_bytes);
@@ -181,6 +192,19 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
     status = nv.nvjpegDecodeBatchedInitialize(handle, s.state, n, 1, format);
     s.batch = status == NVJPEG_STATUS_SUCCESS ? n : 0;
     s.format = format;
+    s.allocated_width = 0;
+  }
+  // The hardware decoder's buffers, allocated for the stack's image size beforehand: left to
+  // nvjpegDecodeBatched, they were freed and allocated again within its calls (a third of its
+  // host time on an H100, and each free synchronizes the GPU). Where this fails, the decode
+  // allocates as it goes: slower, not wrong.
+  if (status == NVJPEG_STATUS_SUCCESS && width > 0 &&
+      (width != s.allocated_width || height != s.allocated_height || css != s.allocated_css)) {
+    (void)nv.nvjpegDecodeBatchedPreAllocate(handle, s.state, n, static_cast<int>(width),
+                                            static_cast<int>(height), css, format);
+    s.allocated_width = width;
+    s.allocated_height = height;
+    s.allocated_css = css;
   }
   if (status == NVJPEG_STATUS_SUCCESS) {
     status = nv.nvjpegDecodeBatched(handle, s.state, data.data(), lengths.data(),

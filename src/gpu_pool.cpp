@@ -2,6 +2,7 @@
 #include "gpu_pool.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -107,6 +108,12 @@ class Queue {
     ready_.notify_all();
   }
 
+  // A JPEG worker is starting nvJPEG / has started it (its engine and its slots' codec states).
+  void jpeg_starting(bool starting) { jpeg_starting_ = starting; }
+  bool jpeg_starting() const { return jpeg_starting_; }
+  void jpeg_started() { jpeg_started_ = true; }
+  bool jpeg_ready() const { return jpeg_started_; }
+
   void worker_started(bool takes_jpeg) {
     const std::lock_guard<std::mutex> lock(mutex_);
     ++live_;
@@ -150,6 +157,7 @@ class Queue {
   int live_ = 0;       // workers that opened their GPU and have not stopped
   int live_jpeg_ = 0;  // those of them that take nvJPEG work
   std::string failure_;
+  std::atomic<bool> jpeg_starting_{false}, jpeg_started_{false};  // read without the mutex
 };
 
 // A kernel loaded into one worker's context.
@@ -240,14 +248,16 @@ void fail(std::vector<RequestPtr>& stack, const std::exception_ptr& error) {
 
 class Worker {
  public:
+  /// `starts_jpeg`: a JPEG worker of a batch, which starts nvJPEG before it takes any work.
   Worker(const GpuInfo& gpu, int index, KernelLibrary& kernels, Queue& queue, bool release_context,
-         bool takes_jpeg)
+         bool takes_jpeg, bool starts_jpeg)
       : gpu_(gpu),
         index_(index),
         kernels_(kernels),
         queue_(queue),
         release_context_(release_context),
-        takes_jpeg_(takes_jpeg) {
+        takes_jpeg_(takes_jpeg),
+        starts_jpeg_(starts_jpeg) {
     thread_ = std::thread([this] { run(); });
   }
   ~Worker() {
@@ -271,6 +281,7 @@ class Worker {
     {
       const std::lock_guard<std::mutex> lock(stats_mutex_);
       stats_.gpu = gpu_;
+      stats_.takes_jpeg = takes_jpeg_;
     }
     try {
       session_ = std::make_unique<GpuSession>(gpu_);
@@ -298,23 +309,47 @@ class Worker {
     std::map<std::string, LoadedKernel> loaded;
     JpegEngine jpeg;  // before the slots, whose codec states it outlives
     std::vector<Slot> slots(2);
+    if (starts_jpeg_) start_jpeg(slots, jpeg);
     std::size_t next = 0;
     try {
       for (;;) {
         std::vector<RequestPtr> stack = queue_.take(false, takes_jpeg_);
         if (stack.empty()) {  // nothing waits: finish what is in flight, then wait for more
           for (Slot& s : slots) complete(s);
+          const auto idle = Clock::now();
           stack = queue_.take(true, takes_jpeg_);
+          count(&GpuWorkerStats::idle_ms, idle);
           if (stack.empty()) return;  // closed
         }
         Slot& slot = slots[next++ % slots.size()];
         complete(slot);
+        const auto launching = Clock::now();
         launch(slot, stack, loaded, jpeg);
+        if (next == 1) count(&GpuWorkerStats::first_launch_ms, launching);
+        count(&GpuWorkerStats::launch_ms, launching);
       }
     } catch (...) {  // the context is broken: nothing in flight will come back
       for (Slot& s : slots) fail(s.busy, std::current_exception());
       throw;
     }
+  }
+
+  // nvJPEG's start-up (about 0.9 s on an H100: its handles, then each slot's decoder and encoder
+  // states), done before the first stack instead of in it. Until it is done, --codec auto leaves
+  // JPEGs to the CPU's threads (jpeg_route.hpp). Where nvJPEG cannot start, JpegEngine keeps why,
+  // and each stack that asks for it hands its JPEGs back to the CPU with that reason.
+  void start_jpeg(std::vector<Slot>& slots, JpegEngine& jpeg) {
+    const auto start = Clock::now();
+    queue_.jpeg_starting(true);
+    try {
+      for (Slot& s : slots) s.jpeg_codec(jpeg);
+    } catch (const GpuJpegError&) {
+      queue_.jpeg_starting(false);
+      return;
+    }
+    queue_.jpeg_starting(false);
+    count(&GpuWorkerStats::jpeg_start_ms, start);
+    queue_.jpeg_started();
   }
 
   LoadedKernel& kernel_for(const Request& r, std::map<std::string, LoadedKernel>& loaded) {
@@ -380,14 +415,18 @@ class Worker {
           host_copy(*stack[i], slot.in->get() + i * image_bytes, pitch, true);
       GB_CU_CHECK(driver.cuMemcpy2DAsync(&copy, slot.stream.get()), "copying an image to the GPU");
     }
-    if (!to_decode.empty())
+    if (!to_decode.empty()) {
+      const auto decoding = Clock::now();
       decode_jpegs(slot, stack, to_decode, jpeg, pitch, image_bytes, full_stack);
+      count(&GpuWorkerStats::decode_call_ms, decoding);
+    }
     slot.uploaded.record(slot.stream);
     const int device_pitch_arg = static_cast<int>(pitch);
     launch_blur(k, kernel->functions, dims, {slot.in->get(), device_pitch_arg},
                 {slot.out->get(), device_pitch_arg}, width, height, n,
                 slot.scratch ? slot.scratch->get() : 0, slot.stream.get());
     slot.computed.record(slot.stream);
+    const auto encoding = Clock::now();
     for (std::size_t i = 0; i < stack.size(); ++i) {
       if (!stack[i]) continue;
       const CUdeviceptr result = slot.out->get() + i * image_bytes;
@@ -405,6 +444,7 @@ class Worker {
                   "copying a result from the GPU");
     }
     if (slot.jpeg) slot.jpeg->join();
+    count(&GpuWorkerStats::encode_call_ms, encoding);
     slot.done.record(slot.stream);
     slot.busy = std::move(stack);
   }
@@ -431,7 +471,10 @@ class Worker {
   // Waits for the slot's stack and hands its images back.
   void complete(Slot& slot) {
     if (slot.busy.empty()) return;
+    const auto waiting = Clock::now();
     slot.done.synchronize("running the blur on the GPU");
+    count(&GpuWorkerStats::gpu_wait_ms, waiting);
+    const auto handing_back = Clock::now();
     GpuBlurTimes t;
     t.upload_ms = slot.uploaded.elapsed_since(slot.start);
     t.kernel_ms = slot.computed.elapsed_since(slot.uploaded);
@@ -461,6 +504,14 @@ class Worker {
       r->done.set_value(mine);
     }
     slot.busy.clear();
+    count(&GpuWorkerStats::hand_back_ms, handing_back);
+  }
+
+  // Adds the time since `start` to one of the worker's clocks.
+  void count(double GpuWorkerStats::*clock, Clock::time_point start) {
+    const double ms = ms_since(start);
+    const std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.*clock += ms;
   }
 
   void record_failure(const std::string& why) {
@@ -474,6 +525,7 @@ class Worker {
   Queue& queue_;
   const bool release_context_;
   const bool takes_jpeg_;
+  const bool starts_jpeg_;
   std::unique_ptr<GpuSession> session_;  // opened by the thread; kept until the worker ends
   std::promise<std::string> ready_promise_;
   std::future<std::string> ready_ = ready_promise_.get_future();
@@ -529,9 +581,10 @@ GpuPool::GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, bool 
   // nvJPEG work (and anything else waiting).
   if (jpeg_workers) impl_->gpus.insert(impl_->gpus.end(), gpus.begin(), gpus.end());
   for (std::size_t i = 0; i < impl_->gpus.size(); ++i) {
-    const bool takes_jpeg = !jpeg_workers || i >= gpus.size();
+    const bool jpeg_worker = jpeg_workers && i >= gpus.size();
     impl_->workers.push_back(std::make_unique<Worker>(impl_->gpus[i], static_cast<int>(i), kernels,
-                                                      impl_->queue, release_contexts, takes_jpeg));
+                                                      impl_->queue, release_contexts,
+                                                      !jpeg_workers || jpeg_worker, jpeg_worker));
   }
 }
 
@@ -547,6 +600,8 @@ bool GpuPool::wait_ready(std::string& why) {
 }
 
 const std::vector<GpuInfo>& GpuPool::gpus() const { return impl_->gpus; }
+
+bool GpuPool::jpeg_ready() const { return impl_->queue.jpeg_ready(); }
 
 std::vector<GpuWorkerStats> GpuPool::stats() const {
   std::vector<GpuWorkerStats> all;
@@ -570,10 +625,12 @@ GpuBlurTimes GpuPool::blur(PreparedImage& image, const std::string& key, GpuJpeg
   r->pixels = pixels_of(image, r->row_bytes, r->width, r->height);
   std::future<GpuBlurTimes> done = r->done.get_future();
   // Pinned memory lets the copies run asynchronously at the link's speed; pinning it here, on the
-  // caller's thread, keeps that work off the GPU's worker (about 0.06 ms per MB).
+  // caller's thread, keeps that work off the GPU's worker (about 0.06 ms per MB). Not while a
+  // JPEG worker starts nvJPEG: pinning and nvJPEG's start-up allocations wait for each other in
+  // the driver, and together took 4 s where nvJPEG alone starts in 1 (bench/RESULTS.md).
   const auto pin_start = Clock::now();
   std::optional<cuda::PinnedHostRange> pinned;
-  if (impl_->pinning_session && r->pixels) {
+  if (impl_->pinning_session && r->pixels && !impl_->queue.jpeg_starting()) {
     impl_->pinning_session->make_current();
     pinned.emplace(r->pixels, r->row_bytes * static_cast<std::size_t>(r->height));
   }

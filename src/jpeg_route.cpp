@@ -27,7 +27,15 @@ bool JpegRoute::available(std::string& why) {
   return available_;
 }
 
+bool JpegRoute::considers_gpu() {
+  return codec_ == JpegCodec::kGpu || (codec_ == JpegCodec::kAuto && device_.gpu_jpeg_ready());
+}
+
 JpegRoute::Share JpegRoute::take_decode(std::string& why) {
+  if (codec_ == JpegCodec::kAuto && !device_.gpu_jpeg_ready()) {
+    why = "the GPU's JPEG codec had not started";
+    return {};
+  }
   if (!available(why)) {
     if (codec_ == JpegCodec::kGpu)
       throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");

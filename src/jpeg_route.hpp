@@ -1,9 +1,11 @@
 // jpeg_route.hpp — which JPEGs of a run the GPU decodes and encodes (nvJPEG), and which the
 // CPU's threads do (libjpeg-turbo), as --codec asks. With gpu, every JPEG nvJPEG takes, and no
-// nvJPEG is an error. With auto every decoder works at once: the GPU takes JPEGs while fewer than
-// a limit of them are under way on it, and the CPU's threads decode and encode the rest, so that
-// where the GPU's codec is the limit the CPU's threads take the excess instead of waiting; without
-// nvJPEG, auto is cpu. Thread-safe.
+// nvJPEG is an error. With auto, in a batch large enough to pay for nvJPEG's start-up
+// (starts_gpu_jpeg), every decoder works at once: once the batch's JPEG worker has started nvJPEG
+// (about a second; until then the CPU's threads take every file), the GPU takes JPEGs while fewer
+// than a limit of them are under way on it, and the CPU's threads decode and encode the rest, so
+// that where the GPU's codec is the limit they take the excess instead of waiting. Otherwise, and
+// without nvJPEG, auto is cpu. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -18,13 +20,24 @@
 
 namespace gpublur {
 
+/// Whether a run of `files` files starts nvJPEG in a JPEG worker of its own (GpuPool's
+/// `jpeg_workers`). With gpu, any batch. With auto, a batch of at least 1000 files: nvJPEG's
+/// start-up takes about a second, and on an H100 host the shared batch overtook libjpeg-turbo
+/// alone only past about that many 1080p files (500: 0.86x, 2000: 1.17x; bench/RESULTS.md).
+constexpr bool starts_gpu_jpeg(JpegCodec codec, std::size_t files) {
+  return codec == JpegCodec::kGpu ? files > 1 : codec == JpegCodec::kAuto && files >= 1000;
+}
+
 class JpegRoute {
  public:
   /// `gpu_limit`: with kAuto, how many GPU-decoded JPEGs may be under way at once.
   JpegRoute(JpegCodec codec, BlurDevice& device, std::size_t gpu_limit);
 
-  /// Whether a JPEG might go to the GPU's decoder (so its header is worth reading first).
-  bool considers_gpu() const { return codec_ != JpegCodec::kCpu; }
+  /// Whether the run may give the GPU JPEGs (so that threads to wait for it are worth having).
+  bool may_use_gpu() const { return codec_ != JpegCodec::kCpu; }
+  /// Whether a JPEG might go to the GPU's decoder now (so its header is worth reading first).
+  /// Does not wait.
+  bool considers_gpu();
 
   /// A JPEG the GPU's decoder was given, counted as under way until released or destroyed.
   class Share {

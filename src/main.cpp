@@ -36,11 +36,6 @@ int reporting_errors(F&& f) {
 
 int main(int argc, char** argv) {
   using namespace gpublur;
-  // gpublur uses one stream. The driver's default of 8 hardware work queues per context costs
-  // about 90 ms of every run on an H100 host (creating the context and tearing it down at exit,
-  // bench/HISTORY.md); one is all a single stream can use. A value the user set is kept. Set
-  // here, before any thread starts and before cuInit reads it.
-  ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", /*overwrite=*/0);
   std::optional<ParseResult> parsed;
   if (const int code = reporting_errors([&] {
         parsed = parse_command_line(argc, argv, std::cout, std::cerr);
@@ -50,6 +45,11 @@ int main(int argc, char** argv) {
   }
   if (!parsed->request) return parsed->exit_code;
   const Request& request = *parsed->request;
+  // The driver's default of 8 hardware work queues per context costs about 90 ms of a run on an
+  // H100 host (creating the context and tearing it down at exit, bench/HISTORY.md); where one is
+  // all the run can use, it asks for one. A value the user set is kept. Set here, before any
+  // thread starts and before cuInit reads it.
+  if (one_work_queue_suffices(request)) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
   // Split before any thread starts (the pipeline starts the GPU on one).
   std::optional<DetachedExit> worker;
   if (may_open_gpu(request) && !request.no_detach) worker = DetachedExit::split();

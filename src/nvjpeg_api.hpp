@@ -20,8 +20,11 @@ namespace gpublur::nvjpeg {
   X(nvjpegJpegStreamCreate)                \
   X(nvjpegJpegStreamDestroy)               \
   X(nvjpegJpegStreamParseHeader)           \
+  X(nvjpegJpegStreamGetFrameDimensions)    \
+  X(nvjpegJpegStreamGetChromaSubsampling)  \
   X(nvjpegDecodeBatchedSupported)          \
   X(nvjpegDecodeBatchedInitialize)         \
+  X(nvjpegDecodeBatchedPreAllocate)        \
   X(nvjpegDecodeBatched)                   \
   X(nvjpegEncoderStateCreate)              \
   X(nvjpegEncoderStateDestroy)             \

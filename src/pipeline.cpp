@@ -301,12 +301,17 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
       settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
-  // that two full stacks (gpu_pool's kMaxStack), one on the GPU and one gathering, can be under
-  // way while the CPU's threads go on. Under auto, that many is the GPU's share: the CPU's
+  // that four full stacks (gpu_pool's kMaxStack: two on the GPU's slots, two gathering) can be
+  // under way while the CPU's threads go on. Under auto, that many is the GPU's share: the CPU's
   // threads decode what comes while it is full.
-  constexpr int kGpuJpegInFlight = 32;
-  JpegRoute route(settings.codec, device, kGpuJpegInFlight);
-  const int waiting_threads = route.considers_gpu() ? kGpuJpegInFlight : 0;
+  constexpr int kGpuJpegInFlight = 64;
+  // auto in a batch too small to start nvJPEG (starts_gpu_jpeg) is cpu, threads and all.
+  const JpegCodec codec =
+      settings.codec == JpegCodec::kAuto && !starts_gpu_jpeg(JpegCodec::kAuto, jobs.size())
+          ? JpegCodec::kCpu
+          : settings.codec;
+  JpegRoute route(codec, device, kGpuJpegInFlight);
+  const int waiting_threads = route.may_use_gpu() ? kGpuJpegInFlight : 0;
   std::optional<tbb::global_control> threads;
   if (settings.threads > 0 || waiting_threads > 0) {
     threads.emplace(tbb::global_control::max_allowed_parallelism,

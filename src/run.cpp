@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "gpu_jpeg.hpp"
 #include "image_decode.hpp"
+#include "jpeg_route.hpp"
 #include "kernel_library.hpp"
 #include "nvrtc.hpp"
 #include "pipeline.hpp"
@@ -192,7 +193,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   BlurDevice device(
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
-      r.codec != JpegCodec::kCpu && jobs.size() > 1);
+      starts_gpu_jpeg(r.codec, jobs.size()));
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;
@@ -231,6 +232,12 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
 bool may_open_gpu(const Request& r) {
   if (r.action == Request::Action::kVersion || r.device == DeviceChoice::kCpu) return false;
   return r.action == Request::Action::kBlur || (r.dump_ptx && !r.arch);
+}
+
+bool one_work_queue_suffices(const Request& r) {
+  // A single image takes nvJPEG only when --codec gpu asks: auto takes it once it has started,
+  // which only a batch's JPEG worker does (jpeg_route.hpp).
+  return r.single && r.codec != JpegCodec::kGpu;
 }
 
 int run(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {

@@ -20,6 +20,14 @@ enum class ContextAtEnd {
 /// --dump-ptx): main then runs it in a worker process whose teardown nobody waits for.
 bool may_open_gpu(const Request& request);
 
+/// Whether one hardware work queue per GPU context is all the run can use: one image, blurred on
+/// one stream, without nvJPEG (which drives the hardware JPEG engines from streams of its own).
+/// Then main asks the driver for one (CUDA_DEVICE_MAX_CONNECTIONS=1), which makes the start-up
+/// and teardown about 0.1 s shorter on an H100 host. A batch keeps the driver's default: with one
+/// queue, every stream's work waits behind every other's, and nvJPEG's batched decoder ran at a
+/// seventh of its speed, one hardware engine at a time (bench/RESULTS.md).
+bool one_work_queue_suffices(const Request& request);
+
 /// Runs the request the command line made. Reports on `err` (failures, announcements, progress,
 /// --verbose) and writes --json and dumps asked for "-" to `out`. Returns the exit code: 0, 1 if a
 /// file failed (2 where a single image's request cannot be done), 128 + the signal's number
