@@ -1,9 +1,9 @@
 // gpu_jpeg_bench.cpp — nvJPEG alone, as gpublur drives it (gpu_jpeg.hpp), on one GPU: the batched
 // decoder's images/s for each batch size (host time in the call, and wall time to the stream's
-// end), and the encoder's, on a folder of same-size JPEGs; then the shape the batch's JPEG worker
-// runs (gpu_pool.cpp: stacks of 16 decoded, encoded and fetched, on one slot or two in turn), with
-// the host's time in each call. What sets the GPU codec's pace in the batch when it is slower than
-// expected.
+// end), and the encoder's, on a folder of same-size JPEGs; then the calls the batch's JPEG worker
+// makes (gpu_pool.cpp: stacks of 16 decoded, encoded and fetched, on one slot or two in turn), on
+// one thread, with the host's time in each call. What sets the GPU codec's pace in the batch when
+// it is slower than expected (the pool splits these calls over two threads: --json's worker_ms).
 //   gpublur_gpu_jpeg_bench DIR [quality]      (e.g. batch_bench.py's 1920x1080-jpg)
 #include <algorithm>
 #include <chrono>
@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_gpu.hpp"
 #include "cuda_driver.hpp"
-#include "gpu_blur.hpp"
 #include "gpu_jpeg.hpp"
 #include "image_decode.hpp"
 #include "jpeg_codec.hpp"
@@ -29,88 +29,68 @@ double ms_since(Clock::time_point t) {
 }
 }  // namespace
 
-// One slot of the worker's shape: a stream, its codec state, room for a stack.
+std::uintptr_t handle(const cuda::Stream& s) { return reinterpret_cast<std::uintptr_t>(s.get()); }
+
+// One slot of the worker's shape: a stream, its decoder, room for a stack.
 struct ShapeSlot {
   cuda::Stream stream;
-  std::unique_ptr<GpuJpegSlot> codec;
+  std::unique_ptr<GpuJpegDecoder> decoder;
   cuda::DeviceBuffer buffer;
-  std::size_t busy = 0;  // images of the stack in flight
   ShapeSlot(GpuJpegEngine& engine, std::size_t bytes)
-      : codec(
-            std::make_unique<GpuJpegSlot>(engine, reinterpret_cast<std::uintptr_t>(stream.get()))),
-        buffer(bytes) {}
+      : decoder(std::make_unique<GpuJpegDecoder>(engine, handle(stream))), buffer(bytes) {}
 };
 
-// Stacks of `stack` files decoded, then (with `encode`) encoded and fetched, taking `slots`
-// slots in turn as gpu_pool's worker does: images/s and the host's ms per stack in each call.
-// `as_pool`: also as the pool's worker has it otherwise: each file's bytes a fresh copy (as the
-// pipeline reads them), a device copy where the blur runs, and timing events around each part.
-void worker_shape(GpuJpegEngine& engine, const std::vector<std::vector<std::uint8_t>>& files,
-                  const JpegFacts& f, std::size_t slots, bool encode, int quality,
-                  bool as_pool = false) {
+// Stacks of `stack` files decoded on `slots` slots in turn, and (with `encode`) each stack
+// encoded and fetched once the next is decoding, as gpu_pool's worker and its finisher do, here
+// on one thread: images/s and the host's ms per stack in each call.
+void worker_shape(GpuJpegEngine& engine, GpuJpegEncoder& encoder,
+                  const std::vector<std::vector<std::uint8_t>>& files, const JpegFacts& f,
+                  std::size_t slots, bool encode, int quality) {
   constexpr std::size_t stack = 16;
   const std::size_t pitch = device_pitch(static_cast<std::size_t>(f.width) * 3);
   const std::size_t image_bytes = pitch * static_cast<std::size_t>(f.height);
   std::vector<std::unique_ptr<ShapeSlot>> ring;
   for (std::size_t i = 0; i < slots; ++i)
-    ring.push_back(std::make_unique<ShapeSlot>(engine, image_bytes * stack * 3));
-  cuda::Event began, decoded, blurred, done;
-  std::vector<std::vector<std::uint8_t>> copies(stack);
+    ring.push_back(std::make_unique<ShapeSlot>(engine, image_bytes * stack * 2));
   const JpegEncodeSettings settings{quality, ChromaSubsampling::k420};
   for (int round = 0; round < 2; ++round) {  // the first warms up
-    double decode_ms = 0, encode_ms = 0, fetch_ms = 0;
+    double decode_ms = 0, encode_ms = 0, wait_ms = 0;
     std::size_t stacks = 0, next = 0;
-    const auto complete = [&](ShapeSlot& s) {
-      if (!s.busy) return;
+    ShapeSlot* last = nullptr;  // decoded, not yet encoded
+    const auto encode_last = [&] {
+      if (!last || !encode) return;
       const auto t = Clock::now();
-      s.stream.synchronize("the stack");
-      if (encode)
-        for (std::size_t i = 0; i < s.busy; ++i) s.codec->encoded(i);
-      fetch_ms += ms_since(t);
-      s.busy = 0;
+      std::vector<JpegToEncode> images;
+      for (std::size_t i = 0; i < stack; ++i)
+        images.push_back(
+            {last->buffer.get() + i * image_bytes, pitch, f.width, f.height, 3, settings});
+      encoder.encode(handle(last->stream), images);
+      encode_ms += ms_since(t);
     };
     const auto start = Clock::now();
     for (std::size_t at = 0; at + stack <= files.size(); at += stack, ++stacks) {
       ShapeSlot& s = *ring[next++ % ring.size()];
-      complete(s);
-      std::vector<JpegToDecode> jpegs;
-      for (std::size_t i = 0; i < stack; ++i) {
-        if (as_pool) copies[i] = files[at + i];
-        jpegs.push_back({i, as_pool ? &copies[i] : &files[at + i]});
-      }
-      if (as_pool) began.record(s.stream);
       auto t = Clock::now();
-      s.codec->decode(jpegs, 3, s.buffer.get(), pitch, image_bytes, stack, stack);
-      decode_ms += ms_since(t);
-      std::uintptr_t source = s.buffer.get();
-      if (as_pool) {
-        decoded.record(s.stream);
-        source += 2 * stack * image_bytes;
-        GB_CU_CHECK(cuda::api().cuMemcpyDtoDAsync(source, s.buffer.get(), stack * image_bytes,
-                                                  s.stream.get()),
-                    "standing in for the blur");
-        blurred.record(s.stream);
-      }
+      s.stream.synchronize("the stack");
+      wait_ms += ms_since(t);
+      std::vector<JpegToDecode> jpegs;
+      for (std::size_t i = 0; i < stack; ++i) jpegs.push_back({i, &files[at + i]});
       t = Clock::now();
-      if (encode) {
-        for (std::size_t i = 0; i < stack; ++i)
-          s.codec->encode(i, source + i * image_bytes, pitch, f.width, f.height, 3, settings);
-        s.codec->join();
-      }
-      if (as_pool) done.record(s.stream);
-      encode_ms += ms_since(t);
-      s.busy = stack;
+      s.decoder->decode(jpegs, 3, s.buffer.get(), pitch, image_bytes, stack, stack);
+      decode_ms += ms_since(t);
+      encode_last();
+      last = &s;
     }
-    for (auto& s : ring) complete(*s);
+    encode_last();
+    for (auto& s : ring) s->stream.synchronize("the stack");
     const double wall = ms_since(start);
     const double n = static_cast<double>(stacks);
     if (round == 1)
       std::printf(
-          "worker shape%s, %zu slot%s, decode%s: %7.1f images/s (host per stack of %zu: decode "
-          "%.1f ms, encode %.1f ms, wait and fetch %.1f ms)\n",
-          as_pool ? " as the pool's" : "", slots, slots == 1 ? "" : "s",
-          encode ? " + encode + fetch" : " only", 1000.0 * n * stack / wall, stack, decode_ms / n,
-          encode_ms / n, fetch_ms / n);
+          "worker shape, %zu slot%s, decode%s: %7.1f images/s (host per stack of %zu: decode "
+          "%.1f ms, encode and fetch %.1f ms, waiting for a slot %.1f ms)\n",
+          slots, slots == 1 ? "" : "s", encode ? " + encode + fetch" : " only",
+          1000.0 * n * stack / wall, stack, decode_ms / n, encode_ms / n, wait_ms / n);
   }
 }
 
@@ -125,44 +105,41 @@ int main(int argc, char** argv) {
     files.push_back(read_file(e.path().string()));
   std::sort(files.begin(), files.end());
   const JpegFacts f = read_jpeg_facts(files[0].data(), files[0].size(), DecodeLimits{});
-  std::string why;
-  const auto gpu = probe_gpu(why);
-  if (!gpu) {
-    std::fprintf(stderr, "no GPU: %s\n", why.c_str());
-    return 77;
-  }
-  GpuSession session(*gpu);
-  session.make_current();
+  const bench::BenchGpu gpu = bench::open_gpu_or_exit("gpublur_gpu_jpeg_bench");
   auto t = Clock::now();
   GpuJpegEngine engine;
   const double engine_ms = ms_since(t);
   cuda::Stream stream;
   t = Clock::now();
-  GpuJpegSlot slot(engine, reinterpret_cast<std::uintptr_t>(stream.get()));
-  const double slot_ms = ms_since(t);
+  GpuJpegDecoder decoder(engine, handle(stream));
+  const double decoder_ms = ms_since(t);
+  t = Clock::now();
+  GpuJpegEncoder encoder(engine);
+  encoder.reserve(16);
+  const double encoder_ms = ms_since(t);
   const std::size_t pitch = device_pitch(static_cast<std::size_t>(f.width) * 3);
   const std::size_t image_bytes = pitch * static_cast<std::size_t>(f.height);
   constexpr std::size_t kMaxBatch = 64;
   cuda::DeviceBuffer buffer(image_bytes * kMaxBatch * 2);
-  std::printf("%s, %s decoder, %zu files %dx%d\n", gpu->name.c_str(), engine.decoder().c_str(),
+  std::printf("%s, %s decoder, %zu files %dx%d\n", gpu.info.name.c_str(), engine.decoder().c_str(),
               files.size(), f.width, f.height);
   {  // start-up: what a batch's first stack pays
     std::vector<JpegToDecode> jpegs;
     for (std::size_t i = 0; i < 16; ++i) jpegs.push_back({i, &files[i]});
     t = Clock::now();
-    slot.decode(jpegs, 3, buffer.get(), pitch, image_bytes, 16, 16);
+    decoder.decode(jpegs, 3, buffer.get(), pitch, image_bytes, 16, 16);
     stream.synchronize("decoding");
     const double decode_ms = ms_since(t);
     t = Clock::now();
+    std::vector<JpegToEncode> images;
     for (std::size_t i = 0; i < 16; ++i)
-      slot.encode(i, buffer.get() + i * image_bytes, pitch, f.width, f.height, 3,
-                  JpegEncodeSettings{quality, ChromaSubsampling::k420});
-    slot.join();
-    stream.synchronize("encoding");
+      images.push_back({buffer.get() + i * image_bytes, pitch, f.width, f.height, 3,
+                        JpegEncodeSettings{quality, ChromaSubsampling::k420}});
+    encoder.encode(handle(stream), images);
     std::printf(
-        "start-up: engine %.1f ms, slot %.1f ms, first 16 decoded %.1f ms, first 16 encoded %.1f "
-        "ms\n",
-        engine_ms, slot_ms, decode_ms, ms_since(t));
+        "start-up: engine %.1f ms, a decoder %.1f ms, the encoder with 16 states %.1f ms, first "
+        "16 decoded %.1f ms, first 16 encoded %.1f ms\n",
+        engine_ms, decoder_ms, encoder_ms, decode_ms, ms_since(t));
   }
   for (const std::size_t batch :
        {std::size_t{1}, std::size_t{8}, std::size_t{16}, std::size_t{32}, kMaxBatch}) {
@@ -174,7 +151,7 @@ int main(int argc, char** argv) {
         std::vector<JpegToDecode> jpegs;
         for (std::size_t i = 0; i < batch; ++i) jpegs.push_back({i, &files[at + i]});
         const auto call = Clock::now();
-        declined += slot.decode(jpegs, 3, buffer.get(), pitch, image_bytes, batch, batch).size();
+        declined += decoder.decode(jpegs, 3, buffer.get(), pitch, image_bytes, batch, batch).size();
         host_ms += ms_since(call);
       }
       stream.synchronize("decoding");
@@ -192,22 +169,20 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     std::size_t bytes = 0;
     for (std::size_t at = 0; at + 16 <= files.size(); at += 16) {
+      std::vector<JpegToEncode> images;
       for (std::size_t i = 0; i < 16; ++i)
-        slot.encode(i, buffer.get() + i * image_bytes, pitch, f.width, f.height, 3, settings);
-      slot.join();
-      stream.synchronize("encoding");
-      for (std::size_t i = 0; i < 16; ++i) bytes += slot.encoded(i).size();
+        images.push_back({buffer.get() + i * image_bytes, pitch, f.width, f.height, 3, settings});
+      for (const EncodedJpeg& e : encoder.encode(handle(stream), images)) bytes += e.bytes.size();
     }
     const double wall = ms_since(start);
     if (round == 1)
       std::printf(
-          "encode (16 at a time, 4 streams, q%d 4:2:0): %.1f images/s, %.0f KB each\n", quality,
-          1000.0 * static_cast<double>(files.size() / 16 * 16) / wall,
+          "encode (16 at a time, 4 streams and threads, q%d 4:2:0): %.1f images/s, %.0f KB each\n",
+          quality, 1000.0 * static_cast<double>(files.size() / 16 * 16) / wall,
           static_cast<double>(bytes) / 1024.0 / static_cast<double>(files.size() / 16 * 16));
   }
   for (const bool encode : {false, true})
-    for (const std::size_t slots : {std::size_t{1}, std::size_t{2}})
-      worker_shape(engine, files, f, slots, encode, quality);
-  worker_shape(engine, files, f, 2, true, quality, true);
+    for (const std::size_t slots : {std::size_t{1}, std::size_t{2}, std::size_t{3}})
+      worker_shape(engine, encoder, files, f, slots, encode, quality);
   return 0;
 }

@@ -49,10 +49,6 @@ BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size
   if (choice == DeviceChoice::kCpu) return;
   starting_ = std::async(std::launch::async, [this, ordinals = std::move(ordinals), jobs, &kernels,
                                               release_contexts, jpeg_workers] {
-    struct Finished {  // however the start-up ends
-      std::atomic<bool>& flag;
-      ~Finished() { flag = true; }
-    } finished{start_finished_};
     auto s = std::make_unique<Started>();
     const std::vector<GpuInfo> all = probe_gpus(s->why);
     const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, s->why);
@@ -81,13 +77,6 @@ GpuPool* BlurDevice::gpus(std::string& why) {
   std::call_once(started_once_, [&] { started_ = starting_.get(); });
   why = started_->why;
   return started_->pool.get();
-}
-
-bool BlurDevice::gpu_jpeg_ready() {
-  if (choice_ == DeviceChoice::kCpu || !start_finished_) return false;
-  std::string why;
-  const GpuPool* pool = gpus(why);
-  return pool && pool->jpeg_ready();
 }
 
 bool BlurDevice::used_cpu() const {

@@ -4,7 +4,6 @@
 // where the GPUs fail during a run. Both give the same bytes.
 #pragma once
 
-#include <atomic>
 #include <functional>
 #include <future>
 #include <memory>
@@ -44,9 +43,6 @@ class BlurDevice {
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
   GpuPool* gpus(std::string& why);
 
-  /// Whether the GPUs have started and a JPEG worker's nvJPEG with them. Does not wait.
-  bool gpu_jpeg_ready();
-
   /// Whether some image was blurred on the CPU / on a GPU.
   bool used_cpu() const;
 
@@ -57,7 +53,6 @@ class BlurDevice {
   KernelLibrary& kernels_;
   const std::function<void(const std::string&)> announce_;
   std::future<std::unique_ptr<Started>> starting_;
-  std::atomic<bool> start_finished_{false};  // `starting_` has (or is about to have) its value
   std::once_flag started_once_;
   std::unique_ptr<Started> started_;
   std::once_flag announce_once_;

@@ -1,6 +1,12 @@
 // gpu_jpeg.cpp — nvJPEG's handles, its batched decoder and its encoder, per worker and stream.
 #include "gpu_jpeg.hpp"
 
+#include <condition_variable>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <thread>
+
 #include "cuda_driver.hpp"
 #include "nvjpeg_api.hpp"
 
@@ -81,11 +87,11 @@ GpuJpegEngine::~GpuJpegEngine() = default;
 
 const std::string& GpuJpegEngine::decoder() const { return impl_->decoder; }
 
-// Encodes run on this many streams at once (one 1080p encode leaves most of a GPU idle), forked
-// from the slot's stream after the blur and joined back before its end.
+// Encodes run on this many streams and threads at once (one 1080p encode leaves most of a GPU
+// idle, and each call waits for its image), after the caller's stream's work.
 constexpr std::size_t kEncodeStreams = 4;
 
-struct GpuJpegSlot::Impl {
+struct GpuJpegDecoder::Impl {
   Impl(GpuJpegEngine::Impl& e, cudaStream_t s) : engine(e), stream(s) {}
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
@@ -97,49 +103,29 @@ struct GpuJpegSlot::Impl {
   // The image size and subsampling `state`'s buffers were allocated for beforehand (0: none).
   unsigned allocated_width = 0, allocated_height = 0;
   nvjpegChromaSubsampling_t allocated_css = NVJPEG_CSS_UNKNOWN;
-  nvjpegJpegStream_t parsed = nullptr;        // a header, parsed to ask what the decoder supports
-  std::vector<nvjpegEncoderParams_t> params;  // one per encode stream
-  std::vector<nvjpegEncoderState_t> encoders;
-  std::vector<cuda::Stream> encode_streams;
-  cuda::Event blurred;               // the slot's stream reached the encodes
-  std::vector<cuda::Event> encoded;  // each encode stream's end
-  bool forked = false;               // encodes enqueued since the last join
+  nvjpegJpegStream_t parsed = nullptr;  // a header, parsed to ask what the decoder supports
 
   ~Impl() {
     const nvjpeg::Api& nv = library();
-    for (nvjpegEncoderState_t e : encoders)
-      if (e) nv.nvjpegEncoderStateDestroy(e);
-    for (nvjpegEncoderParams_t p : params)
-      if (p) nv.nvjpegEncoderParamsDestroy(p);
     if (parsed) nv.nvjpegJpegStreamDestroy(parsed);
     if (state) nv.nvjpegJpegStateDestroy(state);
   }
-
-  CUstream driver_stream() const { return reinterpret_cast<CUstream>(stream); }
 };
 
-GpuJpegSlot::GpuJpegSlot(GpuJpegEngine& engine, std::uintptr_t stream)
+GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine& engine, std::uintptr_t stream)
     : impl_(std::make_unique<Impl>(*engine.impl_, runtime_stream(stream))) {
   const nvjpeg::Api& nv = library();
   nvjpegHandle_t decode = impl_->engine.decode.h;
   GB_NVJPEG_CHECK(nv.nvjpegJpegStateCreate(decode, &impl_->state), "starting nvJPEG's decoder");
   GB_NVJPEG_CHECK(nv.nvjpegJpegStreamCreate(decode, &impl_->parsed), "starting nvJPEG's decoder");
-  for (std::size_t i = 0; i < kEncodeStreams; ++i) {
-    impl_->encode_streams.emplace_back();
-    impl_->encoded.emplace_back();
-    nvjpegEncoderParams_t p = nullptr;
-    GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsCreate(impl_->engine.encode.h, &p, impl_->stream),
-                    "starting nvJPEG's encoder");
-    impl_->params.push_back(p);
-  }
 }
 
-GpuJpegSlot::~GpuJpegSlot() = default;
+GpuJpegDecoder::~GpuJpegDecoder() = default;
 
-std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int channels,
-                                             std::uintptr_t device, std::size_t pitch,
-                                             std::size_t image_bytes, std::size_t batch,
-                                             std::size_t spare) {
+std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>& jpegs,
+                                                int channels, std::uintptr_t device,
+                                                std::size_t pitch, std::size_t image_bytes,
+                                                std::size_t batch, std::size_t spare) {
   const nvjpeg::Api& nv = library();
   Impl& s = *impl_;
   nvjpegHandle_t handle = s.engine.decode.h;
@@ -217,76 +203,188 @@ std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jp
   return declined;
 }
 
-void GpuJpegSlot::encode(std::size_t index, std::uintptr_t device, std::size_t pitch, int width,
-                         int height, int channels, const JpegEncodeSettings& settings) {
-  const nvjpeg::Api& nv = library();
-  Impl& s = *impl_;
-  nvjpegHandle_t handle = s.engine.encode.h;
-  while (s.encoders.size() <= index) {
-    nvjpegEncoderState_t e = nullptr;
-    GB_NVJPEG_CHECK(nv.nvjpegEncoderStateCreate(handle, &e, s.stream), "starting nvJPEG's encoder");
-    s.encoders.push_back(e);
+// Threads that each run one lane's share of a round at once, in the CUDA context they were made
+// in; lane 0 runs on the calling thread.
+class LaneThreads {
+ public:
+  explicit LaneThreads(std::size_t lanes) {
+    CUcontext context = nullptr;
+    GB_CU_CHECK(cuda::api().cuCtxGetCurrent(&context), "starting the JPEG encoder's threads");
+    for (std::size_t lane = 1; lane < lanes; ++lane)
+      threads_.emplace_back([this, lane, context] { serve(lane, context); });
   }
-  if (!s.forked) {  // the first encode since the blur: the encode streams wait for it
-    GB_CU_CHECK(cuda::api().cuEventRecord(s.blurred.get(), s.driver_stream()),
-                "ordering the JPEG encodes");
-    for (const cuda::Stream& e : s.encode_streams) s.blurred.wait_on(e);
-    s.forked = true;
+  ~LaneThreads() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    started_.notify_all();
+    for (std::thread& t : threads_) t.join();
   }
-  const std::size_t lane = index % kEncodeStreams;
-  const cudaStream_t stream =
-      runtime_stream(reinterpret_cast<std::uintptr_t>(s.encode_streams[lane].get()));
-  nvjpegEncoderParams_t params = s.params[lane];
-  const nvjpegChromaSubsampling_t css =
-      channels == 1 ? NVJPEG_CSS_GRAY : css_of(settings.subsampling);
-  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetQuality(params, settings.quality, stream),
-                  "setting the JPEG quality");
-  GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetSamplingFactors(params, css, stream),
-                  "setting the JPEG subsampling");
-  nvjpegImage_t source{};
-  source.channel[0] = reinterpret_cast<unsigned char*>(device);
-  source.pitch[0] = pitch;
-  if (channels == 1) {  // the gray image is the luma plane
-    GB_NVJPEG_CHECK(nv.nvjpegEncodeYUV(handle, s.encoders[index], params, &source, NVJPEG_CSS_GRAY,
-                                       width, height, stream),
-                    "encoding a JPEG on the GPU");
-  } else {
-    GB_NVJPEG_CHECK(nv.nvjpegEncodeImage(handle, s.encoders[index], params, &source,
-                                         NVJPEG_INPUT_RGBI, width, height, stream),
-                    "encoding a JPEG on the GPU");
-  }
-}
+  LaneThreads(const LaneThreads&) = delete;
+  LaneThreads& operator=(const LaneThreads&) = delete;
 
-void GpuJpegSlot::join() {
-  Impl& s = *impl_;
-  if (!s.forked) return;
+  /// Runs job(lane) for every lane at once; returns once all have. `job` must not throw.
+  void run(const std::function<void(std::size_t)>& job) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &job;
+      ++round_;
+      running_ = threads_.size();
+    }
+    started_.notify_all();
+    job(0);
+    std::unique_lock<std::mutex> lock(mutex_);
+    finished_.wait(lock, [&] { return running_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void serve(std::size_t lane, CUcontext context) {
+    const bool current = cuda::api().cuCtxSetCurrent(context) == CUDA_SUCCESS;
+    std::uint64_t seen = 0;
+    for (;;) {
+      const std::function<void(std::size_t)>* job = nullptr;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        started_.wait(lock, [&] { return stopping_ || round_ != seen; });
+        if (stopping_) return;
+        seen = round_;
+        job = job_;
+      }
+      if (current) (*job)(lane);  // else its images keep the error set before the round
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        --running_;
+      }
+      finished_.notify_all();
+    }
+  }
+
+  std::mutex mutex_;  // guards everything below but threads_
+  std::condition_variable started_, finished_;
+  const std::function<void(std::size_t)>* job_ = nullptr;
+  std::uint64_t round_ = 0;
+  std::size_t running_ = 0;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+struct GpuJpegEncoder::Impl {
+  explicit Impl(GpuJpegEngine::Impl& e) : engine(e), threads(kEncodeStreams) {}
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+  GpuJpegEngine::Impl& engine;
+  std::vector<nvjpegEncoderParams_t> params;  // one per lane
+  std::vector<nvjpegEncoderState_t> states;   // one per image of a round
+  std::vector<cuda::Stream> streams;          // one per lane
+  cuda::Event started;                        // the caller's stream reached the encodes
+  LaneThreads threads;
+
+  ~Impl() {
+    const nvjpeg::Api& nv = library();
+    for (nvjpegEncoderState_t e : states)
+      if (e) nv.nvjpegEncoderStateDestroy(e);
+    for (nvjpegEncoderParams_t p : params)
+      if (p) nv.nvjpegEncoderParamsDestroy(p);
+  }
+
+  cudaStream_t lane(std::size_t index) const {
+    return runtime_stream(reinterpret_cast<std::uintptr_t>(streams[index % kEncodeStreams].get()));
+  }
+
+  // Encodes image `index` of a round on its lane's stream and fetches it (both wait for it).
+  EncodedJpeg encode_one(std::size_t index, const JpegToEncode& image) {
+    const nvjpeg::Api& nv = library();
+    nvjpegHandle_t handle = engine.encode.h;
+    const cudaStream_t stream = lane(index);
+    nvjpegEncoderParams_t p = params[index % kEncodeStreams];
+    nvjpegEncoderState_t state = states[index];
+    const nvjpegChromaSubsampling_t css =
+        image.channels == 1 ? NVJPEG_CSS_GRAY : css_of(image.settings.subsampling);
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetQuality(p, image.settings.quality, stream),
+                    "setting the JPEG quality");
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetSamplingFactors(p, css, stream),
+                    "setting the JPEG subsampling");
+    nvjpegImage_t source{};
+    source.channel[0] = reinterpret_cast<unsigned char*>(image.device);
+    source.pitch[0] = image.pitch;
+    if (image.channels == 1) {  // the gray image is the luma plane
+      GB_NVJPEG_CHECK(nv.nvjpegEncodeYUV(handle, state, p, &source, NVJPEG_CSS_GRAY, image.width,
+                                         image.height, stream),
+                      "encoding a JPEG on the GPU");
+    } else {
+      GB_NVJPEG_CHECK(nv.nvjpegEncodeImage(handle, state, p, &source, NVJPEG_INPUT_RGBI,
+                                           image.width, image.height, stream),
+                      "encoding a JPEG on the GPU");
+    }
+    std::size_t length = 0;
+    GB_NVJPEG_CHECK(nv.nvjpegEncodeRetrieveBitstream(handle, state, nullptr, &length, stream),
+                    "fetching a JPEG from the GPU");
+    EncodedJpeg out;
+    out.bytes.resize(length);
+    GB_NVJPEG_CHECK(
+        nv.nvjpegEncodeRetrieveBitstream(handle, state, out.bytes.data(), &length, stream),
+        "fetching a JPEG from the GPU");
+    // The copy into `bytes` is ordered on the stream: wait for it before the bytes are read.
+    streams[index % kEncodeStreams].synchronize("fetching a JPEG from the GPU");
+    out.bytes.resize(length);
+    return out;
+  }
+};
+
+GpuJpegEncoder::GpuJpegEncoder(GpuJpegEngine& engine)
+    : impl_(std::make_unique<Impl>(*engine.impl_)) {
+  const nvjpeg::Api& nv = library();
   for (std::size_t i = 0; i < kEncodeStreams; ++i) {
-    s.encoded[i].record(s.encode_streams[i]);
-    GB_CU_CHECK(cuda::api().cuStreamWaitEvent(s.driver_stream(), s.encoded[i].get(), 0),
-                "ordering the JPEG encodes");
+    impl_->streams.emplace_back();
+    nvjpegEncoderParams_t p = nullptr;
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsCreate(impl_->engine.encode.h, &p, impl_->lane(i)),
+                    "starting nvJPEG's encoder");
+    impl_->params.push_back(p);
   }
-  s.forked = false;
 }
 
-std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t index) {
+GpuJpegEncoder::~GpuJpegEncoder() = default;
+
+void GpuJpegEncoder::reserve(std::size_t count) {
   const nvjpeg::Api& nv = library();
   Impl& s = *impl_;
-  if (index >= s.encoders.size()) throw InternalError("no JPEG was encoded in this place");
-  nvjpegHandle_t handle = s.engine.encode.h;
-  const cuda::Stream& lane = s.encode_streams[index % kEncodeStreams];
-  const cudaStream_t stream = runtime_stream(reinterpret_cast<std::uintptr_t>(lane.get()));
-  std::size_t length = 0;
-  GB_NVJPEG_CHECK(
-      nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], nullptr, &length, stream),
-      "fetching a JPEG from the GPU");
-  std::vector<std::uint8_t> bytes(length);
-  GB_NVJPEG_CHECK(
-      nv.nvjpegEncodeRetrieveBitstream(handle, s.encoders[index], bytes.data(), &length, stream),
-      "fetching a JPEG from the GPU");
-  // The copy into `bytes` is ordered on the stream: wait for it before the bytes are read.
-  lane.synchronize("fetching a JPEG from the GPU");
-  bytes.resize(length);
-  return bytes;
+  while (s.states.size() < count) {
+    nvjpegEncoderState_t e = nullptr;
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderStateCreate(s.engine.encode.h, &e, s.lane(s.states.size())),
+                    "starting nvJPEG's encoder");
+    s.states.push_back(e);
+  }
+}
+
+std::vector<EncodedJpeg> GpuJpegEncoder::encode(std::uintptr_t stream,
+                                                const std::vector<JpegToEncode>& images) {
+  Impl& s = *impl_;
+  std::vector<EncodedJpeg> out(images.size());
+  if (images.empty()) return out;
+  reserve(images.size());
+  GB_CU_CHECK(cuda::api().cuEventRecord(s.started.get(), reinterpret_cast<CUstream>(stream)),
+              "ordering the JPEG encodes");
+  for (const cuda::Stream& e : s.streams) s.started.wait_on(e);
+  for (EncodedJpeg& e : out) e.error = "nvJPEG's encoder thread did not run";
+  std::vector<std::exception_ptr> failed(kEncodeStreams);
+  s.threads.run([&](std::size_t lane) {
+    for (std::size_t i = lane; i < images.size(); i += kEncodeStreams) {
+      try {
+        out[i] = s.encode_one(i, images[i]);
+      } catch (const GpuJpegError& e) {
+        out[i].bytes.clear();
+        out[i].error = e.what();
+      } catch (...) {  // the GPU: the round fails
+        failed[lane] = std::current_exception();
+        return;
+      }
+    }
+  });
+  for (const std::exception_ptr& f : failed)
+    if (f) std::rethrow_exception(f);
+  return out;
 }
 
 }  // namespace gpublur

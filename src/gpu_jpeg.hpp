@@ -49,7 +49,8 @@ class GpuJpegEngine {
   const std::string& decoder() const;
 
  private:
-  friend class GpuJpegSlot;
+  friend class GpuJpegDecoder;
+  friend class GpuJpegEncoder;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
@@ -60,38 +61,65 @@ struct JpegToDecode {
   const std::vector<std::uint8_t>* bytes = nullptr;
 };
 
-/// One stream's decoding and encoding state: one stack at a time on it.
-class GpuJpegSlot {
+/// One stream's batched decoder: one stack at a time on it.
+class GpuJpegDecoder {
  public:
   /// `stream`: a CUstream, as an integer.
-  GpuJpegSlot(GpuJpegEngine& engine, std::uintptr_t stream);
-  ~GpuJpegSlot();
-  GpuJpegSlot(const GpuJpegSlot&) = delete;
-  GpuJpegSlot& operator=(const GpuJpegSlot&) = delete;
+  GpuJpegDecoder(GpuJpegEngine& engine, std::uintptr_t stream);
+  ~GpuJpegDecoder();
+  GpuJpegDecoder(const GpuJpegDecoder&) = delete;
+  GpuJpegDecoder& operator=(const GpuJpegDecoder&) = delete;
 
   /// Enqueues the decode of `jpegs` (at most `batch`), each width x height of `channels` (1:
   /// gray, 3: RGB), into interleaved 8-bit images at `device + index * image_bytes`, rows `pitch`
   /// bytes apart. The decoder always decodes `batch` images (initializing it for a batch size
-  /// allocates, and synchronizes the GPU: done once per slot), so a short batch is filled up with
-  /// repeats decoded into places `spare`, `spare + 1`, ... (the caller's room for `batch` more).
-  /// Returns the indices it did not take (the decoder does not support them, or refused them),
-  /// which the caller decodes otherwise; their images are left undefined.
+  /// allocates, and synchronizes the GPU: done once per decoder), so a short batch is filled up
+  /// with repeats decoded into places `spare`, `spare + 1`, ... (the caller's room for `batch`
+  /// more). Returns the indices it did not take (the decoder does not support them, or refused
+  /// them), which the caller decodes otherwise; their images are left undefined.
   std::vector<std::size_t> decode(const std::vector<JpegToDecode>& jpegs, int channels,
                                   std::uintptr_t device, std::size_t pitch, std::size_t image_bytes,
                                   std::size_t batch, std::size_t spare);
 
-  /// Enqueues the encode of the image at `device` (interleaved 8-bit, 1 or 3 channels) as
-  /// bitstream `index`. Throws GpuJpegError.
-  void encode(std::size_t index, std::uintptr_t device, std::size_t pitch, int width, int height,
-              int channels, const JpegEncodeSettings& settings);
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
-  /// After the stack's encodes: makes the slot's stream wait for them (they run on streams of
-  /// their own, forked from it at the first encode).
-  void join();
+/// An image to encode: interleaved 8-bit, 1 (gray) or 3 (RGB) channels at `device`, rows `pitch`
+/// bytes apart.
+struct JpegToEncode {
+  std::uintptr_t device = 0;
+  std::size_t pitch = 0;
+  int width = 0, height = 0, channels = 0;
+  JpegEncodeSettings settings;
+};
 
-  /// Once the stream has run it: bitstream `index` (a whole JPEG, without our metadata:
-  /// jpeg_markers.hpp adds it). Throws GpuJpegError.
-  std::vector<std::uint8_t> encoded(std::size_t index);
+/// One image's JPEG (whole, without our metadata: jpeg_markers.hpp adds it), or why nvJPEG did
+/// not encode it.
+struct EncodedJpeg {
+  std::vector<std::uint8_t> bytes;
+  std::string error;  // empty where encoded
+};
+
+/// The encoder: rounds of images encoded on several streams and threads at once. Each nvJPEG
+/// encode call returns only once its image is encoded (on an H100: it copies sizes back to the
+/// host inside and waits), so on one thread a stack of 16 1080p images took 8 ms in the calls;
+/// each stream here has a thread of its own. Used from one thread at a time.
+class GpuJpegEncoder {
+ public:
+  /// Made in the context current on the calling thread, which its threads use too.
+  explicit GpuJpegEncoder(GpuJpegEngine& engine);
+  ~GpuJpegEncoder();
+  GpuJpegEncoder(const GpuJpegEncoder&) = delete;
+  GpuJpegEncoder& operator=(const GpuJpegEncoder&) = delete;
+
+  /// Makes states for `count` images ahead of use (made before the first stack, not in it).
+  void reserve(std::size_t count);
+
+  /// Encodes `images` once `stream`'s work so far is done, and returns each one's JPEG, in
+  /// order, once all are done. Throws CudaError where the GPU fails.
+  std::vector<EncodedJpeg> encode(std::uintptr_t stream, const std::vector<JpegToEncode>& images);
 
  private:
   struct Impl;

@@ -17,25 +17,28 @@ const std::string& GpuJpegEngine::decoder() const {
   return none;
 }
 
-struct GpuJpegSlot::Impl {};
-GpuJpegSlot::GpuJpegSlot(GpuJpegEngine&, std::uintptr_t) {
+struct GpuJpegDecoder::Impl {};
+GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine&, std::uintptr_t) {
   throw GpuJpegError("built without nvJPEG");
 }
-GpuJpegSlot::~GpuJpegSlot() = default;
-std::vector<std::size_t> GpuJpegSlot::decode(const std::vector<JpegToDecode>& jpegs, int,
-                                             std::uintptr_t, std::size_t, std::size_t, std::size_t,
-                                             std::size_t) {
+GpuJpegDecoder::~GpuJpegDecoder() = default;
+std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>& jpegs, int,
+                                                std::uintptr_t, std::size_t, std::size_t,
+                                                std::size_t, std::size_t) {
   std::vector<std::size_t> all;
   for (const JpegToDecode& j : jpegs) all.push_back(j.index);
   return all;
 }
-void GpuJpegSlot::encode(std::size_t, std::uintptr_t, std::size_t, int, int, int,
-                         const JpegEncodeSettings&) {
-  throw GpuJpegError("built without nvJPEG");
-}
-void GpuJpegSlot::join() {}
-std::vector<std::uint8_t> GpuJpegSlot::encoded(std::size_t) {
-  throw GpuJpegError("built without nvJPEG");
+
+struct GpuJpegEncoder::Impl {};
+GpuJpegEncoder::GpuJpegEncoder(GpuJpegEngine&) { throw GpuJpegError("built without nvJPEG"); }
+GpuJpegEncoder::~GpuJpegEncoder() = default;
+void GpuJpegEncoder::reserve(std::size_t) {}
+std::vector<EncodedJpeg> GpuJpegEncoder::encode(std::uintptr_t,
+                                                const std::vector<JpegToEncode>& images) {
+  std::vector<EncodedJpeg> out(images.size());
+  for (EncodedJpeg& e : out) e.error = "built without nvJPEG";
+  return out;
 }
 
 }  // namespace gpublur

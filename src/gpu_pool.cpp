@@ -1,11 +1,14 @@
-// gpu_pool.cpp — the queue, and each GPU's worker: stacks, two streams, kernels loaded per context.
+// gpu_pool.cpp — the queue, and each GPU's worker: stacks on two streams, kernels loaded per
+// context, and a second thread that finishes each stack (JPEG encodes, hand-back).
 #include "gpu_pool.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
+#include <functional>
 #include <future>
 #include <map>
 #include <mutex>
@@ -108,11 +111,9 @@ class Queue {
     ready_.notify_all();
   }
 
-  // A JPEG worker is starting nvJPEG / has started it (its engine and its slots' codec states).
+  // A JPEG worker is starting nvJPEG (its engine, its slots' decoders, the encoder).
   void jpeg_starting(bool starting) { jpeg_starting_ = starting; }
   bool jpeg_starting() const { return jpeg_starting_; }
-  void jpeg_started() { jpeg_started_ = true; }
-  bool jpeg_ready() const { return jpeg_started_; }
 
   void worker_started(bool takes_jpeg) {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -157,7 +158,7 @@ class Queue {
   int live_ = 0;       // workers that opened their GPU and have not stopped
   int live_jpeg_ = 0;  // those of them that take nvJPEG work
   std::string failure_;
-  std::atomic<bool> jpeg_starting_{false}, jpeg_started_{false};  // read without the mutex
+  std::atomic<bool> jpeg_starting_{false};  // read without the mutex
 };
 
 // A kernel loaded into one worker's context.
@@ -167,10 +168,12 @@ struct LoadedKernel {
   BlurFunctions functions;
 };
 
-// A worker's nvJPEG, started at its first JPEG; where it cannot start, why (each JPEG it is
-// given then goes back to the CPU's codec).
+// A worker's nvJPEG, started at its first JPEG (a batch's JPEG worker: before its first stack);
+// where it cannot start, why (each JPEG it is given then goes back to the CPU's codec). Made on
+// the worker's thread; the encoder is then used by its finisher (Finisher, below) only.
 struct JpegEngine {
   std::optional<GpuJpegEngine> engine;
+  std::unique_ptr<GpuJpegEncoder> encoder;
   std::string failure;
   bool tried = false;
 
@@ -186,24 +189,126 @@ struct JpegEngine {
     if (!engine) throw GpuJpegError(failure);
     return *engine;
   }
+  GpuJpegEncoder& make_encoder() {
+    if (!encoder) encoder = std::make_unique<GpuJpegEncoder>(get());
+    return *encoder;
+  }
 };
 
-// One stream's share of a worker: its buffers, its events, its JPEG codec state, and the stack
-// in flight on it (an image nvJPEG declined leaves a null in its place).
+// One stream's share of a worker: its buffers, its events, its JPEG decoder, and the stack in
+// flight on it (an image nvJPEG declined leaves a null in its place), with the shape of its
+// images in the buffers.
 struct Slot {
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, done;
   std::optional<cuda::DeviceBuffer> in, out, scratch;
-  std::unique_ptr<GpuJpegSlot> jpeg;
+  std::unique_ptr<GpuJpegDecoder> decoder;
   std::vector<RequestPtr> busy;
+  int width = 0, height = 0;
+  std::size_t pitch = 0, image_bytes = 0;
 
-  GpuJpegSlot& jpeg_codec(JpegEngine& engine) {
-    if (!jpeg) {
-      jpeg = std::make_unique<GpuJpegSlot>(engine.get(),
-                                           reinterpret_cast<std::uintptr_t>(stream.get()));
+  GpuJpegDecoder& jpeg_decoder(JpegEngine& engine) {
+    if (!decoder) {
+      decoder = std::make_unique<GpuJpegDecoder>(engine.get(),
+                                                 reinterpret_cast<std::uintptr_t>(stream.get()));
     }
-    return *jpeg;
+    return *decoder;
   }
+};
+
+// A worker's second thread: it finishes each stack the worker's thread has enqueued, in the order
+// given (nvJPEG's encodes, waiting for the stack, handing its images back), while the worker's
+// thread enqueues the next ones. nvJPEG's encoder returns only once its images are encoded, so on
+// one thread the next stack's decode waited behind this one's encodes: on an H100 a stack of 16
+// 1080p JPEGs spent 6 ms in decode calls, 9 ms in encode calls and 2.6 ms handing back, one
+// after another (bench/RESULTS.md).
+class Finisher {
+ public:
+  /// `finish` runs on the finisher's thread for each slot handed to it, after `started` once.
+  /// Where it throws, the first exception is kept, and thrown to the worker's thread.
+  Finisher(std::function<void()> started, std::function<void(Slot&)> finish)
+      : started_(std::move(started)), finish_(std::move(finish)), thread_([this] { run(); }) {}
+  ~Finisher() { static_cast<void>(stop()); }
+  Finisher(const Finisher&) = delete;
+  Finisher& operator=(const Finisher&) = delete;
+
+  /// Hands over `slot`, whose stack is enqueued: it is the finisher's until it is finished.
+  void hand(Slot& slot) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      rethrow();
+      waiting_.push_back(&slot);
+    }
+    changed_.notify_all();
+  }
+
+  /// Waits until `slot` is not the finisher's. Throws what the finisher threw.
+  void wait_free(const Slot& slot) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] {
+      return failure_ || std::find(waiting_.begin(), waiting_.end(), &slot) == waiting_.end();
+    });
+    rethrow();
+  }
+
+  /// Finishes every slot handed over, then ends the thread; what it threw, if anything.
+  std::exception_ptr stop() {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    return failure_;
+  }
+
+ private:
+  void rethrow() const {
+    if (failure_) std::rethrow_exception(failure_);
+  }
+
+  void run() {
+    try {
+      started_();
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      failure_ = std::current_exception();
+    }
+    for (;;) {
+      Slot* slot = nullptr;
+      bool failed = false;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        changed_.wait(lock, [&] { return !waiting_.empty() || stopping_; });
+        if (waiting_.empty()) return;
+        slot = waiting_.front();  // stays listed until finished: wait_free waits for it
+        failed = failure_ != nullptr;
+      }
+      std::exception_ptr thrown;
+      if (!failed) {  // after a failure the slots are left as they are, for the worker to fail
+        try {
+          finish_(*slot);
+        } catch (...) {
+          thrown = std::current_exception();
+        }
+      }
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (thrown && !failure_) failure_ = thrown;
+        waiting_.pop_front();
+      }
+      changed_.notify_all();
+    }
+  }
+
+  std::function<void()> started_;
+  std::function<void(Slot&)> finish_;
+  std::mutex mutex_;  // guards waiting_, stopping_ and failure_ (written under it)
+  std::condition_variable changed_;
+  std::deque<Slot*> waiting_;  // handed over, in order; the front one is being finished
+  bool stopping_ = false;
+  std::exception_ptr failure_;
+  std::thread thread_;  // last: it starts once every member above exists
 };
 
 // Hands `r` back to the CPU's codec.
@@ -304,52 +409,65 @@ class Worker {
   }
 
   // Owners in dependency order: the session (held by the worker) outlives the kernels loaded into
-  // its context and the slots' streams and buffers, declared here and destroyed first.
+  // its context, nvJPEG, and the slots' streams and buffers, declared here and destroyed first;
+  // the finisher, last, ends before them.
   void serve() {
     std::map<std::string, LoadedKernel> loaded;
-    JpegEngine jpeg;  // before the slots, whose codec states it outlives
+    JpegEngine jpeg;  // before the slots, whose decoders it outlives
+    // Two stacks in flight: one decoding while the finisher encodes the other. A third did not
+    // help on an H100 (nvJPEG's decoder was then the limit), and each costs 130 ms of start-up.
     std::vector<Slot> slots(2);
     if (starts_jpeg_) start_jpeg(slots, jpeg);
+    Finisher finisher([this] { session_->make_current(); },
+                      [this, &jpeg](Slot& slot) { finish(slot, jpeg); });
+    std::vector<RequestPtr> stack;
     std::size_t next = 0;
     try {
       for (;;) {
-        std::vector<RequestPtr> stack = queue_.take(false, takes_jpeg_);
-        if (stack.empty()) {  // nothing waits: finish what is in flight, then wait for more
-          for (Slot& s : slots) complete(s);
+        stack = queue_.take(false, takes_jpeg_);
+        if (stack.empty()) {  // nothing waits: wait for more (the finisher hands back meanwhile)
           const auto idle = Clock::now();
           stack = queue_.take(true, takes_jpeg_);
           count(&GpuWorkerStats::idle_ms, idle);
-          if (stack.empty()) return;  // closed
+          if (stack.empty()) break;  // closed
         }
         Slot& slot = slots[next++ % slots.size()];
-        complete(slot);
+        const auto waiting = Clock::now();
+        finisher.wait_free(slot);
+        count(&GpuWorkerStats::slot_wait_ms, waiting);
         const auto launching = Clock::now();
         launch(slot, stack, loaded, jpeg);
         if (next == 1) count(&GpuWorkerStats::first_launch_ms, launching);
         count(&GpuWorkerStats::launch_ms, launching);
+        stack.clear();
+        if (!slot.busy.empty()) finisher.hand(slot);  // empty: its kernel failed to compile
       }
+      if (const std::exception_ptr failed = finisher.stop()) std::rethrow_exception(failed);
     } catch (...) {  // the context is broken: nothing in flight will come back
-      for (Slot& s : slots) fail(s.busy, std::current_exception());
+      const std::exception_ptr error = std::current_exception();
+      fail(stack, error);
+      static_cast<void>(finisher.stop());  // it leaves what it holds once it has failed
+      for (Slot& s : slots) fail(s.busy, error);
       throw;
     }
   }
 
-  // nvJPEG's start-up (about 0.9 s on an H100: its handles, then each slot's decoder and encoder
-  // states), done before the first stack instead of in it. Until it is done, --codec auto leaves
-  // JPEGs to the CPU's threads (jpeg_route.hpp). Where nvJPEG cannot start, JpegEngine keeps why,
-  // and each stack that asks for it hands its JPEGs back to the CPU with that reason.
+  // nvJPEG's start-up (about 1 s on an H100: its handles, then each slot's decoder and the
+  // encoder's states), done before the first stack instead of in it, while the pipeline reads the
+  // first files. Where nvJPEG cannot start, JpegEngine keeps why, and each stack that asks for it
+  // hands its JPEGs back to the CPU with that reason.
   void start_jpeg(std::vector<Slot>& slots, JpegEngine& jpeg) {
     const auto start = Clock::now();
     queue_.jpeg_starting(true);
     try {
-      for (Slot& s : slots) s.jpeg_codec(jpeg);
+      for (Slot& s : slots) s.jpeg_decoder(jpeg);
+      jpeg.make_encoder().reserve(kMaxStack);
     } catch (const GpuJpegError&) {
       queue_.jpeg_starting(false);
       return;
     }
     queue_.jpeg_starting(false);
     count(&GpuWorkerStats::jpeg_start_ms, start);
-    queue_.jpeg_started();
   }
 
   LoadedKernel& kernel_for(const Request& r, std::map<std::string, LoadedKernel>& loaded) {
@@ -373,7 +491,8 @@ class Worker {
     return loaded.emplace(r.key, std::move(k)).first->second;
   }
 
-  // Enqueues the stack on the slot's stream: copies in, the blur, copies out.
+  // Enqueues the stack on the slot's stream: copies in (or nvJPEG's decode), the blur, copies
+  // out of what is not encoded on the GPU. The finisher enqueues the encodes (finish()).
   void launch(Slot& slot, std::vector<RequestPtr>& stack,
               std::map<std::string, LoadedKernel>& loaded, JpegEngine& jpeg) {
     // Copied: a declined image's request may be gone once handed back.
@@ -395,14 +514,15 @@ class Worker {
     const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(height));
     const bool decodes = std::any_of(
         stack.begin(), stack.end(), [](const RequestPtr& r) { return r->jpeg && r->jpeg->decode; });
-    // nvJPEG decodes a full stack every time (GpuJpegSlot::decode), filled up into places after
-    // this one's: room for two full stacks. With nvJPEG the buffers are sized for full stacks
-    // at once, not as stacks grow, as allocating synchronizes the GPU.
+    // nvJPEG decodes a full stack every time (GpuJpegDecoder::decode), filled up into places
+    // after this one's: room for two full stacks. With nvJPEG the buffers are sized for full
+    // stacks at once, not as stacks grow, as allocating synchronizes the GPU.
     const std::size_t full_stack = stack_limit(row_bytes * static_cast<std::size_t>(height));
     const std::size_t room = decodes || stack[0]->jpeg ? full_stack : stack.size();
     ensure(slot.in, image_bytes * (decodes ? 2 * full_stack : room));
     ensure(slot.out, image_bytes * room);
     ensure(slot.scratch, blur_scratch_bytes(k, width, height, static_cast<int>(room)));
+    slot.width = width, slot.height = height, slot.pitch = pitch, slot.image_bytes = image_bytes;
     const auto& driver = cuda::api();
     slot.start.record(slot.stream);
     std::vector<JpegToDecode> to_decode;
@@ -426,26 +546,23 @@ class Worker {
                 {slot.out->get(), device_pitch_arg}, width, height, n,
                 slot.scratch ? slot.scratch->get() : 0, slot.stream.get());
     slot.computed.record(slot.stream);
-    const auto encoding = Clock::now();
     for (std::size_t i = 0; i < stack.size(); ++i) {
-      if (!stack[i]) continue;
-      const CUdeviceptr result = slot.out->get() + i * image_bytes;
-      if (const std::optional<JpegEncodeSettings> settings = stack[i]->encode()) {
-        try {
-          slot.jpeg_codec(jpeg).encode(i, result, pitch, width, height, stack[i]->channels,
-                                       *settings);
-        } catch (const GpuJpegError& e) {
-          decline(stack[i], e.what());
-        }
-        continue;
-      }
-      const CUDA_MEMCPY2D copy = host_copy(*stack[i], result, pitch, false);
+      if (!stack[i] || stack[i]->encode()) continue;
+      const CUDA_MEMCPY2D copy =
+          host_copy(*stack[i], slot.out->get() + i * image_bytes, pitch, false);
       GB_CU_CHECK(driver.cuMemcpy2DAsync(&copy, slot.stream.get()),
                   "copying a result from the GPU");
     }
-    if (slot.jpeg) slot.jpeg->join();
-    count(&GpuWorkerStats::encode_call_ms, encoding);
-    slot.done.record(slot.stream);
+    // The encoder is made here, on the thread that made nvJPEG, and used by the finisher.
+    const auto encodes = [](const RequestPtr& r) { return r && r->encode(); };
+    if (std::any_of(stack.begin(), stack.end(), encodes)) {
+      try {
+        jpeg.make_encoder();
+      } catch (const GpuJpegError& e) {
+        for (RequestPtr& r : stack)
+          if (encodes(r)) decline(r, e.what());
+      }
+    }
     slot.busy = std::move(stack);
   }
 
@@ -457,9 +574,9 @@ class Worker {
     std::vector<std::size_t> declined;
     std::string why = "nvJPEG does not decode it";
     try {
-      GpuJpegSlot& codec = slot.jpeg_codec(jpeg);
-      declined = codec.decode(jpegs, stack[0]->channels, slot.in->get(), pitch, image_bytes,
-                              full_stack, stack.size());
+      GpuJpegDecoder& decoder = slot.jpeg_decoder(jpeg);
+      declined = decoder.decode(jpegs, stack[0]->channels, slot.in->get(), pitch, image_bytes,
+                                full_stack, stack.size());
       for (const JpegToDecode& j : jpegs) stack[j.index]->jpeg->decoder = jpeg.get().decoder();
     } catch (const GpuJpegError& e) {
       why = e.what();
@@ -468,9 +585,44 @@ class Worker {
     for (const std::size_t i : declined) decline(stack[i], why);
   }
 
-  // Waits for the slot's stack and hands its images back.
+  // On the finisher's thread: encodes the slot's JPEG outputs on the GPU and fetches them (the
+  // encoder returns once they are done), then waits for the stack and hands its images back.
+  // Where the GPU fails, the images not yet handed back get the error.
+  void finish(Slot& slot, JpegEngine& jpeg) {
+    try {
+      std::vector<JpegToEncode> images;
+      std::vector<std::size_t> places;
+      for (std::size_t i = 0; i < slot.busy.size(); ++i) {
+        const RequestPtr& r = slot.busy[i];
+        if (!r || !r->encode()) continue;
+        images.push_back({slot.out->get() + i * slot.image_bytes, slot.pitch, slot.width,
+                          slot.height, r->channels, *r->encode()});
+        places.push_back(i);
+      }
+      if (!images.empty()) {
+        const auto encoding = Clock::now();
+        std::vector<EncodedJpeg> encoded =
+            jpeg.encoder->encode(reinterpret_cast<std::uintptr_t>(slot.stream.get()), images);
+        count(&GpuWorkerStats::encode_call_ms, encoding);
+        for (std::size_t k = 0; k < places.size(); ++k) {
+          RequestPtr& r = slot.busy[places[k]];
+          if (encoded[k].error.empty()) {
+            r->jpeg->encoded = std::move(encoded[k].bytes);
+          } else {
+            decline(r, encoded[k].error);
+          }
+        }
+      }
+      slot.done.record(slot.stream);
+      complete(slot);
+    } catch (...) {
+      fail(slot.busy, std::current_exception());
+      throw;
+    }
+  }
+
+  // Waits for the slot's stack and hands its images back (each one's place then emptied).
   void complete(Slot& slot) {
-    if (slot.busy.empty()) return;
     const auto waiting = Clock::now();
     slot.done.synchronize("running the blur on the GPU");
     count(&GpuWorkerStats::gpu_wait_ms, waiting);
@@ -491,17 +643,10 @@ class Worker {
     for (std::size_t i = 0; i < slot.busy.size(); ++i) {
       RequestPtr& r = slot.busy[i];
       if (!r) continue;
-      if (r->encode()) {
-        try {
-          r->jpeg->encoded = slot.jpeg->encoded(i);
-        } catch (const GpuJpegError& e) {
-          decline(r, e.what());
-          continue;
-        }
-      }
       GpuBlurTimes mine = t;
       mine.wait_ms = ms_since(r->queued);
       r->done.set_value(mine);
+      r.reset();
     }
     slot.busy.clear();
     count(&GpuWorkerStats::hand_back_ms, handing_back);
@@ -600,8 +745,6 @@ bool GpuPool::wait_ready(std::string& why) {
 }
 
 const std::vector<GpuInfo>& GpuPool::gpus() const { return impl_->gpus; }
-
-bool GpuPool::jpeg_ready() const { return impl_->queue.jpeg_ready(); }
 
 std::vector<GpuWorkerStats> GpuPool::stats() const {
   std::vector<GpuWorkerStats> all;

@@ -51,16 +51,19 @@ struct GpuWorkerStats {
   long images = 0;
   long launches = 0;
   double busy_ms = 0;  // from each stack's first copy to its last (CUDA events)
-  // The worker thread's own time (a clock's): waiting for images to stack, host work enqueueing
-  // stacks (copies, nvJPEG's decode and encode calls), waiting for the GPU to finish them, and
-  // handing results back (fetching nvJPEG's bitstreams). Where the GPU's pace falls short, says
-  // whether the GPU, the worker's host work or the images' arrival is why.
-  double idle_ms = 0, launch_ms = 0, gpu_wait_ms = 0, hand_back_ms = 0;
+  // The worker's own time, on its two threads. Its thread: waiting for images to stack (idle),
+  // enqueueing stacks (launch: copies, nvJPEG's decode calls, the blur), and waiting for the
+  // finisher to free a stream's buffers for the next (slot_wait). Its finisher: nvJPEG's encodes
+  // (encode_calls: enqueued, done and fetched), waiting for the GPU to finish the stack
+  // (gpu_wait), and handing the results back. Where the GPU's pace falls short, says whether the
+  // GPU, the host work or the images' arrival is why.
+  double idle_ms = 0, launch_ms = 0, slot_wait_ms = 0, gpu_wait_ms = 0, hand_back_ms = 0;
   double first_launch_ms = 0;  // of launch_ms: the first stack's (kernel and nvJPEG start-up)
-  double decode_call_ms = 0, encode_call_ms = 0;  // of launch_ms: in nvJPEG's calls
-  double jpeg_start_ms = 0;  // a JPEG worker's nvJPEG start-up, before its first stack
-  bool takes_jpeg = false;   // a JPEG worker (GpuPool's `jpeg_workers`)
-  std::string failure;       // why it stopped, if it did
+  double decode_call_ms = 0;   // of launch_ms: in nvJPEG's decode calls
+  double encode_call_ms = 0;   // the finisher's, in nvJPEG's encoder
+  double jpeg_start_ms = 0;    // a JPEG worker's nvJPEG start-up, before its first stack
+  bool takes_jpeg = false;     // a JPEG worker (GpuPool's `jpeg_workers`)
+  std::string failure;         // why it stopped, if it did
 };
 
 class GpuPool {
@@ -88,9 +91,6 @@ class GpuPool {
   /// Waits until every worker has opened its context or failed to; true if one opened. `why`:
   /// the first failure.
   bool wait_ready(std::string& why);
-
-  /// Whether a JPEG worker (`jpeg_workers`) has started nvJPEG. Does not wait.
-  bool jpeg_ready() const;
 
   const std::vector<GpuInfo>& gpus() const;
   std::vector<GpuWorkerStats> stats() const;

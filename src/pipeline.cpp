@@ -68,7 +68,6 @@ struct Item {
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
   std::uint64_t held = 0;             // bytes counted against the budget
   std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
-  JpegRoute::Share gpu_share;         // held while `jpeg` waits for or is on the GPU
   std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
 
   bool going() const { return result.status == FileResult::Status::kDone; }
@@ -112,12 +111,11 @@ void stage(Item& item, F&& work) {
 std::string input_name(const Job& job) { return job.input == "-" ? "standard input" : job.input; }
 
 // A JPEG the GPU will decode: its header's facts, its samples not yet there. Empty where the CPU
-// decodes it (no GPU or no nvJPEG, the GPU's share is under way under auto, a kind nvJPEG's
-// hardware path does not take, a header libjpeg refuses, --linear, which needs the samples on the
-// host). Where not empty, the item holds its share of the GPU's decoder.
+// decodes it (--codec cpu, no GPU or no nvJPEG, a kind nvJPEG's hardware path does not take, a
+// header libjpeg refuses, --linear, which needs the samples on the host).
 std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& bytes, Item& item,
                                            const PipelineSettings& s, JpegRoute& route) {
-  if (!route.considers_gpu() || s.blur.linear ||
+  if (!route.may_use_gpu() || s.blur.linear ||
       sniff_format(bytes.data(), bytes.size(), item.result.job.input) != ImageFormat::kJpeg) {
     return std::nullopt;
   }
@@ -130,8 +128,7 @@ std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& byte
   }
   item.result.stages.emplace_back("parse", ms_since(start));
   std::string why = facts.why_not;
-  if (facts.gpu_decodable) item.gpu_share = route.take_decode(why);
-  if (!item.gpu_share.held()) {
+  if (!facts.gpu_decodable || !route.takes_decode(why)) {
     item.result.notes.push_back("decoded on the CPU: " + why);
     return std::nullopt;
   }
@@ -201,7 +198,7 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   GpuJpegWork work;
   const bool gpu_decoded = !item.jpeg.empty();
   if (gpu_decoded) work.decode = &item.jpeg;
-  if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared, gpu_decoded)) {
+  if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared)) {
     const ChromaSubsampling asked = s.encode.jpeg_subsampling == ChromaSubsampling::kAuto
                                         ? item.subsampling
                                         : s.encode.jpeg_subsampling;
@@ -214,7 +211,6 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   } catch (const GpuJpegError& e) {
     work = GpuJpegWork{};
     if (gpu_decoded) {
-      item.gpu_share.release();
       DecodedImage decoded = decode_on_cpu(item.jpeg, r, s);
       item.jpeg = {};
       prepare(item, std::move(decoded), s);  // (its notes replace the file's notes)
@@ -225,7 +221,6 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   }
   if (gpu_decoded) {
     item.jpeg = {};
-    item.gpu_share.release();
     r.decoder = JpegRoute::gpu_codec_name(work.decoder);
   }
   if (work.encode && !work.encoded.empty()) {
@@ -302,15 +297,14 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
   // that four full stacks (gpu_pool's kMaxStack: two on the GPU's slots, two gathering) can be
-  // under way while the CPU's threads go on. Under auto, that many is the GPU's share: the CPU's
-  // threads decode what comes while it is full.
+  // under way while the CPU's threads go on.
   constexpr int kGpuJpegInFlight = 64;
   // auto in a batch too small to start nvJPEG (starts_gpu_jpeg) is cpu, threads and all.
   const JpegCodec codec =
       settings.codec == JpegCodec::kAuto && !starts_gpu_jpeg(JpegCodec::kAuto, jobs.size())
           ? JpegCodec::kCpu
           : settings.codec;
-  JpegRoute route(codec, device, kGpuJpegInFlight);
+  JpegRoute route(codec, device);
   const int waiting_threads = route.may_use_gpu() ? kGpuJpegInFlight : 0;
   std::optional<tbb::global_control> threads;
   if (settings.threads > 0 || waiting_threads > 0) {

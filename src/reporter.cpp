@@ -58,8 +58,8 @@ std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
          ", \"launches\": " + std::to_string(g.launches) + ", \"busy_ms\": " + number(g.busy_ms) +
          ", \"jpeg\": " + (g.takes_jpeg ? "true" : "false") +
          ", \"worker_ms\": {\"idle\": " + number(g.idle_ms) +
-         ", \"launch\": " + number(g.launch_ms) + ", \"gpu_wait\": " + number(g.gpu_wait_ms) +
-         ", \"hand_back\": " + number(g.hand_back_ms) +
+         ", \"launch\": " + number(g.launch_ms) + ", \"slot_wait\": " + number(g.slot_wait_ms) +
+         ", \"gpu_wait\": " + number(g.gpu_wait_ms) + ", \"hand_back\": " + number(g.hand_back_ms) +
          ", \"first_launch\": " + number(g.first_launch_ms) +
          ", \"jpeg_start\": " + number(g.jpeg_start_ms) +
          ", \"decode_calls\": " + number(g.decode_call_ms) +

@@ -28,7 +28,7 @@ inline constexpr NameTable<DeviceChoice, 3> kDeviceNames{{{
 
 inline constexpr NameTable<JpegCodec, 3> kCodecNames{{{
     {JpegCodec::kAuto, "auto",
-     "in batches of 1000+ files nvJPEG beside libjpeg-turbo, else libjpeg-turbo"},
+     "in batches of 1000+ files as gpu (libjpeg-turbo where nvJPEG is not there), else cpu"},
     {JpegCodec::kGpu, "gpu", "nvJPEG on the GPU for every JPEG it takes, or an error without it"},
     {JpegCodec::kCpu, "cpu", "libjpeg-turbo only: the same bytes on every machine"},
 }}};

@@ -235,8 +235,8 @@ bool may_open_gpu(const Request& r) {
 }
 
 bool one_work_queue_suffices(const Request& r) {
-  // A single image takes nvJPEG only when --codec gpu asks: auto takes it once it has started,
-  // which only a batch's JPEG worker does (jpeg_route.hpp).
+  // A single image takes nvJPEG only when --codec gpu asks: auto takes it only in a batch of
+  // 1000 files or more (jpeg_route.hpp's starts_gpu_jpeg).
   return r.single && r.codec != JpegCodec::kGpu;
 }
 

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "cpu_blur.hpp"
 #include "gpu_pool.hpp"
@@ -21,12 +22,6 @@ using namespace gpublur;
 using test::gpu;
 
 namespace {
-
-BlurParameters parameters(int size, double sigma) {
-  BlurParameters p;
-  p.size.x = p.size.y = AxisSize{size, sigma, "test"};
-  return p;
-}
 
 // Real photos (scripts/fetch-photos.sh: scikit-image's sample photographs, as RGB and gray),
 // else, with a warning, a synthetic picture.
@@ -114,7 +109,8 @@ TEST_CASE(
     "[gpu][jpeg]") {
   std::string why;
   REQUIRE(gpu_jpeg_available(why));
-  const BlurParameters identity = parameters(1, 0.5), blur = parameters(7, 1.5);
+  const BlurParameters identity = test::make_test_parameters(1, 0.5),
+                       blur = test::make_test_parameters(7, 1.5);
   Pool decoding, blurring;
   struct Sampling {
     const char* name;
@@ -151,7 +147,7 @@ TEST_CASE(
     "close to the CPU encoder's",
     "[gpu][jpeg]") {
   Pool p;
-  const BlurParameters blur = parameters(7, 1.5);
+  const BlurParameters blur = test::make_test_parameters(7, 1.5);
   const auto all = photos();
   const Image& photo = all.front().second;
   for (const ChromaSubsampling s : {ChromaSubsampling::k444, ChromaSubsampling::k420}) {
@@ -193,10 +189,90 @@ TEST_CASE(
   }
 }
 
+namespace {
+
+// A `width` x `height` part of `photo` from (x, y).
+Image crop(const Image& photo, int x, int y, int width, int height) {
+  Image part;
+  part.width = width, part.height = height, part.channels = photo.channels;
+  const std::size_t row =
+      static_cast<std::size_t>(width) * static_cast<std::size_t>(photo.channels);
+  part.pixels.resize(row * static_cast<std::size_t>(height));
+  for (int r = 0; r < height; ++r) {
+    const std::uint8_t* from =
+        photo.pixels.data() + photo.row_bytes() * static_cast<std::size_t>(y + r) +
+        static_cast<std::size_t>(x) * static_cast<std::size_t>(photo.channels);
+    std::copy(from, from + row, part.pixels.begin() + static_cast<std::ptrdiff_t>(row) * r);
+  }
+  return part;
+}
+
+// The JPEG decoded, blurred and encoded again on the GPU.
+std::vector<std::uint8_t> gpu_round_trip(GpuPool& pool, const std::vector<std::uint8_t>& jpeg,
+                                         const BlurParameters& p) {
+  PreparedImage image = undecoded(jpeg, p);
+  GpuJpegWork work;
+  work.decode = &jpeg;
+  work.encode = JpegEncodeSettings{95, ChromaSubsampling::k420};
+  pool.blur(image, kernel_key(image), &work);
+  return work.encoded;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a batch's JPEG worker: many JPEGs at once, decoded, blurred and encoded on the GPU in "
+    "stacks, each its own file's bytes",
+    "[gpu][jpeg]") {
+  KernelLibrary kernels{KernelChoices{}, [](const std::string&, bool) {}};
+  // With JPEG workers, as a batch has them: nvJPEG started before the first stack, the encodes
+  // and hand-back on the worker's second thread while the next stack decodes.
+  GpuPool pool({gpu()}, kernels, true, true);
+  std::string why;
+  REQUIRE(pool.wait_ready(why));
+  const BlurParameters blur = test::make_test_parameters(7, 1.5);
+  const auto all = photos();
+  const Image& photo = all.front().second;
+  const int width = std::min(photo.width, 256), height = std::min(photo.height, 160);
+  // 72 distinct JPEGs of one size (several full stacks), each a part of the photo at its own place.
+  constexpr std::size_t kFiles = 72;
+  std::vector<std::vector<std::uint8_t>> jpegs;
+  for (std::size_t i = 0; i < kFiles; ++i) {
+    const int n = static_cast<int>(i);
+    const int x = (n * 7) % (photo.width - width + 1), y = (n * 3) % (photo.height - height + 1);
+    jpegs.push_back(encode_jpeg(crop(photo, x, y, width, height), 95, ChromaSubsampling::k420));
+  }
+  std::vector<std::vector<std::uint8_t>> together(kFiles);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < 24; ++t) {
+    threads.emplace_back([&, t] {
+      for (std::size_t i = t; i < kFiles; i += 24)
+        together[i] = gpu_round_trip(pool, jpegs[i], blur);
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  for (std::size_t i = 0; i < kFiles; ++i) {
+    CAPTURE(i);
+    REQUIRE(!together[i].empty());
+    // Alone, the same file's result is the same file: no stack mixed up places or bitstreams.
+    CHECK(gpu_round_trip(pool, jpegs[i], blur) == together[i]);
+    // And it is the blur of that file: close to the CPU's blur of libjpeg-turbo's decode.
+    const DecodedImage source = decode_jpeg(jpegs[i].data(), jpegs[i].size(), DecodeLimits{});
+    const Image expected = blur_on_cpu(source.image, make_blur_spec(blur, photo.channels));
+    const DecodedImage back = decode_jpeg(together[i].data(), together[i].size(), DecodeLimits{});
+    CHECK(difference(back.image, expected).mean <= 1.5);
+  }
+  const std::vector<GpuWorkerStats> stats = pool.stats();
+  long jpeg_images = 0;
+  for (const GpuWorkerStats& s : stats)
+    if (s.takes_jpeg) jpeg_images += s.images;
+  CHECK(jpeg_images >= 2 * static_cast<long>(kFiles));  // every one of them went to the JPEG worker
+}
+
 TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][jpeg]") {
   Pool p, decoding;
   const Image rgb = test::random_image(96, 64, 3, 3);
-  const BlurParameters blur = parameters(5, 1.0);
+  const BlurParameters blur = test::make_test_parameters(5, 1.0);
   SECTION("a progressive JPEG") {
     const std::vector<std::uint8_t> jpeg = test::write_jpeg_variant(rgb, {95, 2, 2, true});
     DecodedImage d;
@@ -220,7 +296,8 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     }
     const std::vector<std::uint8_t> good = encode_jpeg(rgb, 95, ChromaSubsampling::k420);
     const DecodedImage cpu = decode_jpeg(good.data(), good.size(), DecodeLimits{});
-    const Image after = gpu_decode_and_blur(decoding.pool, good, parameters(1, 0.5));
+    const Image after =
+        gpu_decode_and_blur(decoding.pool, good, test::make_test_parameters(1, 0.5));
     CHECK(difference(after, cpu.image).mean <= 1.0);
   }
 }

@@ -22,12 +22,6 @@ using test::gpu;
 
 namespace {
 
-BlurParameters parameters(int size, double sigma) {
-  BlurParameters p;
-  p.size.x = p.size.y = AxisSize{size, sigma, "test"};
-  return p;
-}
-
 // A prepared image of random samples: 8-bit of `channels`, or 16-bit where `sixteen`.
 PreparedImage prepared(int width, int height, int channels, bool sixteen, std::uint32_t seed,
                        const BlurParameters& p) {
@@ -55,7 +49,7 @@ TEST_CASE("a pool of two workers on one GPU: many threads, stacked launches, the
   GpuPool pool({gpu(), gpu()}, kernels);
   std::string why;
   REQUIRE(pool.wait_ready(why));
-  const BlurParameters p = parameters(7, 1.5);
+  const BlurParameters p = test::make_test_parameters(7, 1.5);
   // 48 images: three shapes and kernels (RGB, gray, 16-bit RGBA with transparency), in a burst
   // from 16 threads, so that images of one kind wait together while a kernel compiles.
   struct Job {
@@ -66,9 +60,10 @@ TEST_CASE("a pool of two workers on one GPU: many threads, stacked launches, the
   std::vector<Job> jobs;
   for (int i = 0; i < 48; ++i) {
     const int kind = i % 3;
-    PreparedImage image = kind == 0   ? prepared(257, 130, 3, false, static_cast<std::uint32_t>(i), p)
-                          : kind == 1 ? prepared(64, 311, 1, false, static_cast<std::uint32_t>(i), p)
-                                      : prepared(99, 45, 4, true, static_cast<std::uint32_t>(i), p);
+    PreparedImage image = kind == 0 ? prepared(257, 130, 3, false, static_cast<std::uint32_t>(i), p)
+                          : kind == 1
+                              ? prepared(64, 311, 1, false, static_cast<std::uint32_t>(i), p)
+                              : prepared(99, 45, 4, true, static_cast<std::uint32_t>(i), p);
     PreparedImage expected = image;
     if (expected.format == SampleFormat::k16) {
       expected.image16 = blur_on_cpu(expected.image16, expected.spec);
@@ -112,15 +107,18 @@ TEST_CASE("the pipeline on the GPU writes the files it writes on the CPU", "[gpu
   for (int i = 0; i < 12; ++i) {
     const std::string name = "in" + std::to_string(i) + ".png";
     const int channels = 1 + i % 4;
-    Image image = test::random_image(40 + 13 * i, 30 + 7 * i, channels, static_cast<std::uint32_t>(i));
-    if (channels == 2 || channels == 4) image.pixels[static_cast<std::size_t>(channels) - 1] = 7;  // transparency
+    Image image =
+        test::random_image(40 + 13 * i, 30 + 7 * i, channels, static_cast<std::uint32_t>(i));
+    if (channels == 2 || channels == 4)
+      image.pixels[static_cast<std::size_t>(channels) - 1] = 7;  // transparency
     write_image(image, dir.file(name));
     gpu_jobs.push_back(single_job(dir.file(name), dir.file("gpu/" + name), std::nullopt));
     cpu_jobs.push_back(single_job(dir.file(name), dir.file("cpu/" + name), std::nullopt));
   }
   PipelineSettings settings;
-  settings.blur = parameters(9, 2.0);
-  for (const auto& [choice, jobs] : {std::pair{DeviceChoice::kGpu, gpu_jobs}, std::pair{DeviceChoice::kCpu, cpu_jobs}}) {
+  settings.blur = test::make_test_parameters(9, 2.0);
+  for (const auto& [choice, jobs] :
+       {std::pair{DeviceChoice::kGpu, gpu_jobs}, std::pair{DeviceChoice::kCpu, cpu_jobs}}) {
     KernelLibrary kernels(KernelChoices{}, [](const std::string&, bool) {});
     BlurDevice device(choice, {0, 0}, jobs.size(), kernels, [](const std::string&) {});
     Collect collect;

@@ -193,6 +193,12 @@ BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, 
   return spec;
 }
 
+BlurParameters make_test_parameters(int size, double sigma) {
+  BlurParameters p;
+  p.size.x = p.size.y = AxisSize{size, sigma, "test"};
+  return p;
+}
+
 }  // namespace gpublur::test
 
 namespace gpublur::test {

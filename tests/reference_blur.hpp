@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "blur_parameters.hpp"
 #include "blur_spec.hpp"
 #include "image.hpp"
 
@@ -52,5 +53,9 @@ BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, 
 /// A spec with the same taps on both axes.
 BlurSpec make_test_spec(int size, double sigma, int channels, Border border = Border::kClamp,
                         std::array<std::uint8_t, 4> border_value = {});
+
+/// The command line's blur parameters for a size and sigma on both axes, as the pipeline and
+/// the GPU pool take them.
+BlurParameters make_test_parameters(int size, double sigma);
 
 }  // namespace gpublur::test
