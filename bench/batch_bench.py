@@ -13,9 +13,13 @@ files the one-process-per-file row blurs (as many processes at a time as the poo
 --rss N,M: also run the batch on N and M 1080p files (drawn as copies) and print its peak RSS.
 --shards K: also time K concurrent `--shard k/K --device cpu` processes (as K Slurm tasks on this
 host, each with cores/K threads) against one such process over all the 1080p files.
---codecs: JPEG rows also time gpublur with each --codec (auto: nvJPEG with the CPU sharing; gpu:
-nvJPEG alone; cpu: libjpeg-turbo alone) and the torchvision GPU pipeline (torchvision_jpeg.py:
-nvJPEG decode in batches of 64, gaussian_blur, GPU encode), on the same files.
+--codecs: JPEG rows also time gpublur with --codec gpu (nvJPEG) and --codec cpu (libjpeg-turbo)
+beside the default auto (nvJPEG in a batch of 1000+ files, else libjpeg-turbo), and the
+torchvision GPU pipeline (torchvision_jpeg.py: nvJPEG decode in batches of 64, gaussian_blur, GPU
+encode), on the same files.
+--links K: each drawn image is in the batch K times (hard links: the same bytes, no more drawing),
+for batches larger than drawing them takes; each gpublur batch is one process, which pays its
+GPU start-up (and nvJPEG's) once.
 --magick N: also blur the first N 1080p PNGs with ImageMagick (`convert`, if installed) and print
 the output bytes of ImageMagick, OpenCV and gpublur for those N files.
 Needs numpy and cv2. gpublur runs with --no-detach, so the wall time includes its GPU teardown
@@ -58,6 +62,18 @@ def opencv_blur(args):
     out = cv2.GaussianBlur(img, (SIZE, SIZE), SIGMA, borderType=cv2.BORDER_REPLICATE)
     params = [cv2.IMWRITE_JPEG_QUALITY, 95] if ext == "jpg" else []
     cv2.imwrite(dst, out, params)
+
+
+def linked(src, times):
+    """A folder beside `src` holding each of its files `times` times, as hard links."""
+    many = "%s-x%d" % (src, times)
+    names = sorted(os.listdir(src))
+    if not os.path.isdir(many) or len(os.listdir(many)) != times * len(names):
+        fresh(many)
+        for k in range(times):
+            for name in names:
+                os.link(os.path.join(src, name), os.path.join(many, "%d-%s" % (k, name)))
+    return many
 
 
 def fresh(directory):
@@ -161,10 +177,18 @@ def main():
     parser.add_argument("--shards", type=int, default=0)
     parser.add_argument("--magick", type=int, default=0)
     parser.add_argument("--codecs", action="store_true")
+    parser.add_argument("--links", type=int, default=1)
     args = parser.parse_args()
     extra = ["--device", args.device] + (["--threads", str(args.threads)] if args.threads else [])
     gpublur = os.path.abspath(args.gpublur)
     os.makedirs(args.workdir, exist_ok=True)
+    # The first run on a machine compiles the kernel (NVRTC, about 2.5 s) and caches it; every
+    # batch timed here loads it from the cache, as every run after the first does.
+    warm = os.path.join(args.workdir, "warm-up")
+    fresh(warm)
+    sample = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "samples", "detail.png")
+    subprocess.run([gpublur, sample, os.path.join(warm, "detail.png"), "--size", str(SIZE), "--sigma",
+                    str(SIGMA), "-q"] + extra, check=True)
     print("| image | format | pipeline | images/s (median of %d) | vs pool | output MB |" % args.rounds)
     print("|---|---|---|---|---|---|")
     with mp.Pool(args.pool) as pool:
@@ -175,6 +199,10 @@ def main():
             for ext in args.formats.split(","):
                 src = os.path.join(args.workdir, "%s-%s" % (name, ext))
                 draw(src, count, width, height, ext, 1000 * width + (ext == "jpg"), pool)
+                n = count
+                if args.links > 1:
+                    src, n = linked(src, args.links), count * args.links
+                set_name = "%s, %d files" % (name, n)
                 files = sorted(os.path.join(src, f) for f in os.listdir(src))
                 rows = {"gpublur batch": [], "OpenCV pool": []}
                 codecs = ["gpu", "cpu"] if args.codecs and ext == "jpg" else []
@@ -185,13 +213,13 @@ def main():
                 for _ in range(args.rounds):  # alternating, so drift hits both alike
                     seconds, peak = run_batch(gpublur, src, os.path.join(args.workdir, "out-gpublur"), extra,
                                               stages)
-                    rows["gpublur batch"].append(count / seconds)
+                    rows["gpublur batch"].append(n / seconds)
                     rss = max(rss, peak)
-                    rows["OpenCV pool"].append(count / run_pool(pool, files, os.path.join(args.workdir, "out-pool"), ext))
+                    rows["OpenCV pool"].append(n / run_pool(pool, files, os.path.join(args.workdir, "out-pool"), ext))
                     for codec in codecs:
                         seconds, _ = run_batch(gpublur, src, os.path.join(args.workdir, "out-codec"),
                                                extra + ["--codec", codec])
-                        rows["gpublur batch --codec " + codec].append(count / seconds)
+                        rows["gpublur batch --codec " + codec].append(n / seconds)
                 if codecs:
                     torch_out = os.path.join(args.workdir, "out-torchvision")
                     fresh(torch_out)
@@ -203,7 +231,7 @@ def main():
                             float(v) for v in done.stdout.split()]
                     else:
                         print("| %s | %s | torchvision pipeline failed: %s | | | |" % (
-                            name, ext, done.stderr.strip().splitlines()[-1:]))
+                            set_name, ext, done.stderr.strip().splitlines()[-1:]))
                 sizes = {"gpublur batch": total_bytes(os.path.join(args.workdir, "out-gpublur")),
                          "OpenCV pool": total_bytes(os.path.join(args.workdir, "out-pool"))}
                 per_file = files[: args.per_file]
@@ -214,10 +242,10 @@ def main():
                 for label, rates in rows.items():
                     rate = statistics.median(rates)
                     mb = "%.1f" % (sizes[label] / 1e6) if label in sizes else "-"
-                    print("| %s | %s | %s | %.1f | %.2f | %s |" % (name, ext, label, rate, rate / pool_rate, mb))
-                print("| %s | %s | gpublur batch peak RSS | %.0f MB | | |" % (name, ext, rss / 1e6))
+                    print("| %s | %s | %s | %.1f | %.2f | %s |" % (set_name, ext, label, rate, rate / pool_rate, mb))
+                print("| %s | %s | gpublur batch peak RSS | %.0f MB | | |" % (set_name, ext, rss / 1e6))
                 print("| %s | %s | gpublur batch, ms per file in each stage (mean; GPU stages include waiting "
-                      "for a stack) | %s | | |" % (name, ext, ", ".join(
+                      "for a stack) | %s | | |" % (set_name, ext, ", ".join(
                           "%s %.1f" % (k, statistics.mean(v)) for k, v in stages.items())))
                 sys.stdout.flush()
         if args.rss:
