@@ -46,6 +46,7 @@ void flush_streams() {
 // parent then ends as the worker does. (A terminal's Ctrl-C reaches both; the worker counts the
 // two deliveries as one, stop_signals.hpp.)
 volatile sig_atomic_t forward_to = 0;
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 void forward(int signal_number) {
   if (forward_to > 0) ::kill(static_cast<pid_t>(forward_to), signal_number);
@@ -57,13 +58,12 @@ void forward_stop_signals(pid_t worker) {
   action.sa_handler = forward;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;
-  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+  for (int signal_number : kStopSignals) ::sigaction(signal_number, &action, nullptr);
 }
 
-// The parent's whole life after the fork. _exit: the parent has nothing of its own to flush,
-// and the exit handlers and destructors it shares with the worker are the worker's to run.
+// The parent's life once it forwards stop signals. _exit: the parent has nothing of its own to
+// flush, and the exit handlers and destructors it shares with the worker are the worker's to run.
 [[noreturn]] void wait_for_worker(int fd, pid_t worker) {
-  forward_stop_signals(worker);
   unsigned char code = 0;
   ssize_t got = 0;
   do {
@@ -81,17 +81,29 @@ DetachedExit DetachedExit::split() {
   if (::pipe2(fds, O_CLOEXEC) != 0) return DetachedExit(-1, 0);
   // A caller that ignores SIGCHLD would have the worker reaped unseen, and waitpid fail.
   ::signal(SIGCHLD, SIG_DFL);
+  // Stop signals wait, blocked, until the parent forwards them: one that came between the fork
+  // and the parent's handlers (a caller may send one as soon as the worker exists) would kill
+  // the parent outright instead of stopping the worker cleanly.
+  sigset_t stop_signals;
+  sigset_t caller_mask;
+  sigemptyset(&stop_signals);
+  for (int signal_number : kStopSignals) sigaddset(&stop_signals, signal_number);
+  ::sigprocmask(SIG_BLOCK, &stop_signals, &caller_mask);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
+    ::sigprocmask(SIG_SETMASK, &caller_mask, nullptr);
     ::close(fds[0]);
     ::close(fds[1]);
     return DetachedExit(-1, 0);
   }
   if (pid > 0) {
     ::close(fds[1]);
+    forward_stop_signals(pid);
+    ::sigprocmask(SIG_SETMASK, &caller_mask, nullptr);  // a signal that waited is forwarded now
     wait_for_worker(fds[0], pid);
   }
+  ::sigprocmask(SIG_SETMASK, &caller_mask, nullptr);  // a fork's child starts with none pending
   ::close(fds[0]);
   ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != parent) ::raise(SIGTERM);  // the parent died before prctl took effect
