@@ -14,9 +14,9 @@ files the one-process-per-file row blurs (as many processes at a time as the poo
 --shards K: also time K concurrent `--shard k/K --device cpu` processes (as K Slurm tasks on this
 host, each with cores/K threads) against one such process over all the 1080p files.
 --codecs: JPEG rows also time gpublur with --codec gpu (nvJPEG) and --codec cpu (libjpeg-turbo)
-beside the default auto (nvJPEG in a batch of 1000+ files, else libjpeg-turbo), and the
-torchvision GPU pipeline (torchvision_jpeg.py: nvJPEG decode in batches of 64, gaussian_blur, GPU
-encode), on the same files.
+beside the default auto (nvJPEG in a batch of about 1.6+ gigapixels of JPEG, else
+libjpeg-turbo), and the torchvision GPU pipeline (torchvision_jpeg.py: nvJPEG decode in batches
+of 64, gaussian_blur, GPU encode), on the same files.
 --links K: each drawn image is in the batch K times (hard links: the same bytes, no more drawing),
 for batches larger than drawing them takes; each gpublur batch is one process, which pays its
 GPU start-up (and nvJPEG's) once.

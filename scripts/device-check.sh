@@ -71,7 +71,7 @@ rm -rf "$jpegs" && mkdir -p "$jpegs/in"
 build/device/gpublur samples .deps/photos -o "$jpegs/in" --format jpg --size 1 -q --codec cpu
 build/device/gpublur samples -o "$jpegs/in/420" --format jpg --jpeg-quality 85 --size 1 -q --codec cpu
 head -c 3000 "$jpegs/in/astronaut.jpg" >"$jpegs/in/damaged.jpg"
-for codec in gpu auto cpu; do  # auto: the CPU takes files until nvJPEG has started
+for codec in gpu auto cpu; do  # auto: cpu here, a batch of far fewer than 1.6 gigapixels
   build/device/gpublur "$jpegs/in" -r -o "$jpegs/$codec" --size 7 --sigma 1.5 --codec "$codec" --json     >"$jpegs/$codec.json" 2>"$jpegs/$codec.err"
   echo "JPEG batch --codec $codec: exit $?; $(grep -c '"status": "done"' "$jpegs/$codec.json") done;" \
     "decoders: $(grep -o '"decoder": "[^"]*"' "$jpegs/$codec.json" | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \

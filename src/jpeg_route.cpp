@@ -1,10 +1,82 @@
-// jpeg_route.cpp — nvJPEG's availability, looked at once.
+// jpeg_route.cpp — auto's choice for a batch, and nvJPEG's availability, looked at once.
 #include "jpeg_route.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
 
 #include "errors.hpp"
 #include "gpu_jpeg.hpp"
+#include "image_format.hpp"
+#include "jpeg_codec.hpp"
 
 namespace gpublur {
+namespace {
+
+constexpr std::size_t kSampledFiles = 8;
+// Enough for the headers of nearly any JPEG (EXIF and ICC segments are at most 64 KiB each), and
+// for read_jpeg_facts' check that the data could hold the image's blocks up to 512 megapixels.
+constexpr std::size_t kHeaderBytes = std::size_t{1} << 20;
+
+// Up to `limit` bytes from the start of the file at `path`; empty where it cannot be read.
+std::vector<std::uint8_t> read_start(const std::string& path, std::size_t limit) {
+  std::vector<std::uint8_t> bytes;
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return bytes;
+  bytes.resize(limit);
+  std::size_t got = 0;
+  while (got < limit) {
+    const ssize_t n = ::read(fd, bytes.data() + got, limit - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  bytes.resize(got);
+  return bytes;
+}
+
+// The pixels of the JPEG at `path`, from its headers; 0 for anything else.
+double jpeg_pixels(const std::string& path, const DecodeLimits& limits) {
+  if (path == "-") return 0;  // standard input is read once, by the pipeline
+  const std::vector<std::uint8_t> start = read_start(path, kHeaderBytes);
+  if (sniff_format(start.data(), start.size(), path) != ImageFormat::kJpeg) return 0;
+  try {
+    const JpegFacts facts = read_jpeg_facts(start.data(), start.size(), limits);
+    return static_cast<double>(facts.width) * facts.height;
+  } catch (const Error&) {
+    return 0;  // damaged, or headers longer than kHeaderBytes: the pipeline will say
+  }
+}
+
+std::string gigapixels(double pixels) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", pixels / 1e9);
+  return text;
+}
+
+}  // namespace
+
+BatchCodec codec_for_batch(JpegCodec asked, const std::vector<Job>& jobs,
+                           const DecodeLimits& limits, double min_pixels) {
+  if (asked != JpegCodec::kAuto) return {asked, ""};
+  if (jobs.size() < 2) return {JpegCodec::kCpu, ""};
+  const std::size_t sampled = std::min(jobs.size(), kSampledFiles);
+  double pixels = 0;
+  for (std::size_t i = 0; i < sampled; ++i)
+    pixels += jpeg_pixels(jobs[i * jobs.size() / sampled].input, limits);
+  const double estimate = pixels / static_cast<double>(sampled) * static_cast<double>(jobs.size());
+  const bool gpu = estimate >= min_pixels;
+  return {gpu ? JpegCodec::kAuto : JpegCodec::kCpu,
+          std::string("--codec auto: ") + (gpu ? "gpu" : "cpu") + ", for about " +
+              gigapixels(estimate) + " gigapixels of JPEG (estimated from " +
+              std::to_string(sampled) + " files' headers; gpu from " + gigapixels(min_pixels) +
+              ")"};
+}
 
 JpegRoute::JpegRoute(JpegCodec codec, BlurDevice& device) : codec_(codec), device_(device) {}
 

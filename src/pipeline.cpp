@@ -299,12 +299,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   // that four full stacks (gpu_pool's kMaxStack: two on the GPU's slots, two gathering) can be
   // under way while the CPU's threads go on.
   constexpr int kGpuJpegInFlight = 64;
-  // auto in a batch too small to start nvJPEG (starts_gpu_jpeg) is cpu, threads and all.
-  const JpegCodec codec =
-      settings.codec == JpegCodec::kAuto && !starts_gpu_jpeg(JpegCodec::kAuto, jobs.size())
-          ? JpegCodec::kCpu
-          : settings.codec;
-  JpegRoute route(codec, device);
+  JpegRoute route(settings.codec, device);
   const int waiting_threads = route.may_use_gpu() ? kGpuJpegInFlight : 0;
   std::optional<tbb::global_control> threads;
   if (settings.threads > 0 || waiting_threads > 0) {

@@ -34,8 +34,8 @@ struct PipelineSettings {
   bool strip_metadata = false;  // write no ICC profile, EXIF or density
   bool skip_existing = false;   // a job whose output existed when planned is skipped
   Durability durability = Durability::kRenamed;  // --fsync: kFlushed
-  JpegCodec codec = JpegCodec::kAuto;            // who decodes and encodes JPEG (jpeg_route.hpp)
-  unsigned threads = 0;                          // CPU threads (0: all the process may use)
+  JpegCodec codec = JpegCodec::kCpu;  // who decodes and encodes JPEG: as codec_for_batch says
+  unsigned threads = 0;               // CPU threads (0: all the process may use)
   /// Decoded images in flight stop growing past this many bytes (one image is always let in).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;
 };

@@ -190,10 +190,13 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
     reporter.say(line, warning, !warning);
   });
+  const BatchCodec codec = codec_for_batch(
+      r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
+  if (!codec.why.empty()) reporter.say(codec.why, false, true);
   BlurDevice device(
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
-      starts_gpu_jpeg(r.codec, jobs.size()));
+      starts_gpu_jpeg(codec.codec, jobs.size()));
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;
@@ -202,7 +205,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   settings.skip_existing = r.skip_existing;
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
-  settings.codec = r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec;  // cli: not gpu
+  settings.codec = codec.codec;
   {
     const StopSignals signals;
     run_pipeline(jobs, settings, device, reporter);
@@ -235,8 +238,8 @@ bool may_open_gpu(const Request& r) {
 }
 
 bool one_work_queue_suffices(const Request& r) {
-  // A single image takes nvJPEG only when --codec gpu asks: auto takes it only in a batch of
-  // 1000 files or more (jpeg_route.hpp's starts_gpu_jpeg).
+  // A single image takes nvJPEG only when --codec gpu asks: auto takes it only in a batch with
+  // enough JPEG pixels (jpeg_route.hpp's codec_for_batch).
   return r.single && r.codec != JpegCodec::kGpu;
 }
 

@@ -6,7 +6,6 @@
 
 #include "cli.hpp"
 #include "errors.hpp"
-#include "jpeg_route.hpp"
 
 using namespace gpublur;
 
@@ -215,13 +214,6 @@ TEST_CASE("the JPEG codec option: auto by default, and gpu needs a GPU", "[cli]"
   CHECK(request({"a.jpg", "b.jpg", "--size", "7"}).codec == JpegCodec::kAuto);
   CHECK(request({"a.jpg", "b.jpg", "--size", "7", "--codec", "gpu"}).codec == JpegCodec::kGpu);
   CHECK(request({"a.jpg", "b.jpg", "--size", "7", "--codec", "cpu"}).codec == JpegCodec::kCpu);
-  // auto starts nvJPEG only where a batch can pay for its start-up; gpu for any batch.
-  CHECK_FALSE(starts_gpu_jpeg(JpegCodec::kAuto, 1));
-  CHECK_FALSE(starts_gpu_jpeg(JpegCodec::kAuto, 999));
-  CHECK(starts_gpu_jpeg(JpegCodec::kAuto, 1000));
-  CHECK_FALSE(starts_gpu_jpeg(JpegCodec::kGpu, 1));
-  CHECK(starts_gpu_jpeg(JpegCodec::kGpu, 2));
-  CHECK_FALSE(starts_gpu_jpeg(JpegCodec::kCpu, 5000));
   require_usage_error({"a.jpg", "b.jpg", "--size", "7", "--codec", "gpu", "--device", "cpu"},
                       "--codec gpu needs a GPU");
   require_parse_error({"a.jpg", "b.jpg", "--size", "7", "--codec", "fast"}, "--codec");
