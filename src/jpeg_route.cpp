@@ -2,6 +2,7 @@
 #include "jpeg_route.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -22,9 +23,13 @@ constexpr std::size_t kSampledFiles = 8;
 // for read_jpeg_facts' check that the data could hold the image's blocks up to 512 megapixels.
 constexpr std::size_t kHeaderBytes = std::size_t{1} << 20;
 
-// Up to `limit` bytes from the start of the file at `path`; empty where it cannot be read.
+// Up to `limit` bytes from the start of the regular file at `path`; empty where it cannot be
+// read, or is a pipe or other stream (a process substitution, say), whose bytes, once read here,
+// would be gone for the pipeline.
 std::vector<std::uint8_t> read_start(const std::string& path, std::size_t limit) {
   std::vector<std::uint8_t> bytes;
+  struct stat status {};
+  if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return bytes;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return bytes;
   bytes.resize(limit);

@@ -45,7 +45,8 @@ struct BatchCodec {
 /// `min_pixels`, else becomes kCpu. A single image is kCpu. The pixels are estimated from the
 /// headers of up to 8 files spread through the batch (the first MiB of each is read): a folder's
 /// photos tend to share a size, and reading every file twice would cost a network file system
-/// dearly. A sampled file that cannot be read, or is not a JPEG, counts as no JPEG pixels.
+/// dearly. A sampled file that cannot be read, is not a JPEG, or is not a regular file (a pipe's
+/// bytes are the pipeline's to read), counts as no JPEG pixels.
 BatchCodec codec_for_batch(JpegCodec asked, const std::vector<Job>& jobs,
                            const DecodeLimits& limits, double min_pixels = kGpuJpegMinPixels);
 

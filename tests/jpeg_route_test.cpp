@@ -1,6 +1,10 @@
 // jpeg_route_test.cpp — what --codec auto chooses for a batch, from the pixels of its JPEGs.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 #include <vector>
@@ -92,4 +96,21 @@ TEST_CASE("auto reads each sampled header within the decode limits", "[jpeg_rout
   tight.max_pixels = 1000;  // below the JPEG's 3072: its header is refused, and counts as none
   CHECK(codec_for_batch(JpegCodec::kAuto, jobs_of({files.jpeg}, 1000), tight, 1).codec ==
         JpegCodec::kCpu);
+}
+
+TEST_CASE("auto leaves a pipe's bytes for the pipeline", "[jpeg_route]") {
+  const Files files;
+  const std::string fifo = files.dir.file("stream.jpg");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  // Held open for reading and writing, so that neither end's open blocks; the JPEG waits inside.
+  const int held = ::open(fifo.c_str(), O_RDWR | O_NONBLOCK);
+  REQUIRE(held >= 0);
+  const std::vector<std::uint8_t> jpeg = read_file(files.jpeg);
+  REQUIRE(::write(held, jpeg.data(), jpeg.size()) == static_cast<ssize_t>(jpeg.size()));
+  ::alarm(20);  // a codec_for_batch that read the pipe would wait for more: fail, not hang
+  CHECK(codec_for_batch(JpegCodec::kAuto, jobs_of({fifo}, 1000), {}, 1).codec == JpegCodec::kCpu);
+  ::alarm(0);
+  std::vector<std::uint8_t> left(jpeg.size() + 1);
+  CHECK(::read(held, left.data(), left.size()) == static_cast<ssize_t>(jpeg.size()));
+  ::close(held);
 }
