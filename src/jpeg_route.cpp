@@ -1,12 +1,7 @@
 // jpeg_route.cpp — auto's choice for a batch, and nvJPEG's availability, looked at once.
 #include "jpeg_route.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 
@@ -14,6 +9,7 @@
 #include "gpu_jpeg.hpp"
 #include "image_format.hpp"
 #include "jpeg_codec.hpp"
+#include "regular_file.hpp"
 
 namespace gpublur {
 namespace {
@@ -23,35 +19,17 @@ constexpr std::size_t kSampledFiles = 8;
 // for read_jpeg_facts' check that the data could hold the image's blocks up to 512 megapixels.
 constexpr std::size_t kHeaderBytes = std::size_t{1} << 20;
 
-// Up to `limit` bytes from the start of the regular file at `path`; empty where it cannot be
-// read, or is a pipe or other stream (a process substitution, say), whose bytes, once read here,
-// would be gone for the pipeline.
-std::vector<std::uint8_t> read_start(const std::string& path, std::size_t limit) {
-  std::vector<std::uint8_t> bytes;
-  struct stat status {};
-  if (::stat(path.c_str(), &status) != 0 || !S_ISREG(status.st_mode)) return bytes;
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return bytes;
-  bytes.resize(limit);
-  std::size_t got = 0;
-  while (got < limit) {
-    const ssize_t n = ::read(fd, bytes.data() + got, limit - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  bytes.resize(got);
-  return bytes;
-}
-
 // The pixels of the JPEG at `path`, from its headers; 0 for anything else.
 double jpeg_pixels(const std::string& path, const DecodeLimits& limits) {
   if (path == "-") return 0;  // standard input is read once, by the pipeline
-  const std::vector<std::uint8_t> start = read_start(path, kHeaderBytes);
-  if (sniff_format(start.data(), start.size(), path) != ImageFormat::kJpeg) return 0;
+  // Regular files only: a pipe's bytes (a process substitution's), read here, would be gone for
+  // the pipeline.
+  const std::optional<FileStart> start = read_regular_file(path, kHeaderBytes);
+  if (!start) return 0;
+  const std::vector<std::uint8_t>& bytes = start->bytes;
+  if (sniff_format(bytes.data(), bytes.size(), path) != ImageFormat::kJpeg) return 0;
   try {
-    const JpegFacts facts = read_jpeg_facts(start.data(), start.size(), limits);
+    const JpegFacts facts = read_jpeg_facts(bytes.data(), bytes.size(), limits);
     return static_cast<double>(facts.width) * facts.height;
   } catch (const Error&) {
     return 0;  // damaged, or headers longer than kHeaderBytes: the pipeline will say

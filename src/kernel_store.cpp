@@ -1,9 +1,7 @@
 // kernel_store.cpp — the on-disk kernel cache format.
 #include "kernel_store.hpp"
 
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -12,6 +10,7 @@
 #include "atomic_file.hpp"
 #include "errors.hpp"
 #include "little_endian.hpp"
+#include "regular_file.hpp"
 #include "sha256.hpp"
 
 namespace gpublur {
@@ -34,29 +33,6 @@ std::string make_directories(const std::string& dir) {
   return "";
 }
 
-// The entry's bytes, or nullopt when it is not a regular file of at most kMaxEntryBytes that
-// reads whole. O_NONBLOCK so that opening a FIFO planted in the cache never waits for a writer.
-std::optional<std::vector<std::uint8_t>> read_regular_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::optional<std::vector<std::uint8_t>> bytes;
-  struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0 &&
-      static_cast<std::uint64_t>(st.st_size) <= kMaxEntryBytes) {
-    std::vector<std::uint8_t> data(static_cast<std::size_t>(st.st_size));
-    std::size_t done = 0;
-    while (done < data.size()) {
-      const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    if (done == data.size()) bytes = std::move(data);
-  }
-  ::close(fd);
-  return bytes;
-}
-
 }  // namespace
 
 std::string default_cache_dir() {
@@ -69,9 +45,11 @@ std::string default_cache_dir() {
 }
 
 std::optional<std::vector<std::uint8_t>> FileKernelStore::load(const std::string& key) {
-  const std::optional<std::vector<std::uint8_t>> read = read_regular_file(path_for(key));
-  if (!read) return std::nullopt;
-  const std::vector<std::uint8_t>& entry = *read;
+  // Not a regular file of at most kMaxEntryBytes that reads whole (a FIFO planted in the cache
+  // is neither waited on nor read): a miss.
+  const std::optional<FileStart> read = read_regular_file(path_for(key), kMaxEntryBytes);
+  if (!read || !read->whole) return std::nullopt;
+  const std::vector<std::uint8_t>& entry = read->bytes;
   if (entry.size() < kHeaderSize || std::memcmp(entry.data(), kMagic, sizeof kMagic) != 0)
     return std::nullopt;
   if (get_le(entry.data() + 8, 4) != kFormatVersion) return std::nullopt;
@@ -93,7 +71,8 @@ std::string FileKernelStore::store(const std::string& key, const std::vector<std
   entry.insert(entry.end(), digest.begin(), digest.end());
   entry.insert(entry.end(), bytes.begin(), bytes.end());
   try {
-    write_file_atomically(path_for(key), entry, Durability::kRenamed);  // a cache: a lost entry is a miss
+    write_file_atomically(path_for(key), entry,
+                          Durability::kRenamed);  // a cache: a lost entry is a miss
   } catch (const IoError& e) {
     return e.what();
   }

@@ -1,0 +1,24 @@
+// regular_file.hpp — reading a file only where it is a regular file: a FIFO, device or socket
+// planted or named where a file was expected is never waited on, and never read (a pipe's bytes,
+// once read, would be gone for whoever else reads it). Thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpublur {
+
+struct FileStart {
+  std::vector<std::uint8_t> bytes;  // up to the limit asked for
+  bool whole = false;               // the file is no longer than the limit, and all of it is here
+};
+
+/// Up to `limit` bytes from the start of the regular file at `path`; nullopt where it cannot be
+/// opened or read, or is not a regular file. Opened with O_NONBLOCK, so opening a FIFO never
+/// waits for a writer.
+std::optional<FileStart> read_regular_file(const std::string& path, std::size_t limit);
+
+}  // namespace gpublur
