@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "gpu_blur.hpp"
+#include "gpu/gpu_blur.hpp"
 
 namespace gpublur::bench {
 

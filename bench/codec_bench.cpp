@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "image_decode.hpp"
-#include "image_encode.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
 
 namespace {
 

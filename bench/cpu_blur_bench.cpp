@@ -9,9 +9,9 @@
 #include <thread>
 #include <vector>
 
-#include "blur_parameters.hpp"
-#include "cpu_blur.hpp"
-#include "image.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "image/image.hpp"
+#include "ops/blur_parameters.hpp"
 
 namespace {
 

@@ -16,13 +16,13 @@ export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBR
 export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 date -u
-cmake -S . -B build/device -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
+cmake -S . -B build/device -DCMAKE_BUILD_TYPE=Release -DGPUBLUR_BENCH=ON -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
   cmake --build build/device -j "$(nproc)" --target gpublur gpublur_bench gpublur_cpu_blur_bench \
     >"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 benches=(build/device/gpublur_bench)
 if [ -n "$base" ]; then
   if [ ! -x "$base/build/gpublur_bench" ]; then
-    (cd "$base" && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
+    (cd "$base" && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DGPUBLUR_BENCH=ON -DCMAKE_PREFIX_PATH="$prefix" >/dev/null &&
       cmake --build build -j "$(nproc)" --target gpublur_bench >/dev/null) || echo "base build failed"
   fi
   benches+=("$base/build/gpublur_bench")

@@ -32,9 +32,9 @@
 #include <optional>
 #include <string>
 
-#include "detached_exit.hpp"
-#include "gpu_blur.hpp"
-#include "nvrtc.hpp"
+#include "base/detached_exit.hpp"
+#include "gpu/gpu_blur.hpp"
+#include "jit/nvrtc.hpp"
 
 namespace {
 

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "bench_gpu.hpp"
-#include "cuda_driver.hpp"
-#include "gpu_jpeg.hpp"
-#include "image_decode.hpp"
-#include "jpeg_codec.hpp"
-#include "launch_dims.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "codegen/launch_dims.hpp"
+#include "gpu/cuda_driver.hpp"
+#include "nvjpeg/gpu_jpeg.hpp"
 
 using namespace gpublur;
 using Clock = std::chrono::steady_clock;

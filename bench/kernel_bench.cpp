@@ -19,15 +19,15 @@
 #include <string>
 #include <vector>
 
-#include "blur_launch.hpp"
-#include "border.hpp"
-#include "codegen.hpp"
-#include "cpu_blur.hpp"
-#include "cuda_driver.hpp"
-#include "gpu_blur.hpp"
+#include "codegen/codegen.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "gpu/blur_launch.hpp"
+#include "gpu/cuda_driver.hpp"
+#include "gpu/gpu_blur.hpp"
+#include "jit/nvrtc.hpp"
 #include "npp_gauss.hpp"
-#include "nvrtc.hpp"
-#include "weights.hpp"
+#include "ops/border.hpp"
+#include "ops/weights.hpp"
 
 namespace gpublur::bench {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "cuda_driver.hpp"
-#include "dynamic_library.hpp"
+#include "base/dynamic_library.hpp"
+#include "gpu/cuda_driver.hpp"
 
 namespace gpublur::bench {
 namespace {

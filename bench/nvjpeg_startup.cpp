@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "bench_gpu.hpp"
-#include "cuda_driver.hpp"
-#include "launch_dims.hpp"
-#include "nvjpeg_api.hpp"
+#include "codegen/launch_dims.hpp"
+#include "gpu/cuda_driver.hpp"
+#include "nvjpeg/nvjpeg_api.hpp"
 
 using namespace gpublur;
 using Clock = std::chrono::steady_clock;

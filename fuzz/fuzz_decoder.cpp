@@ -10,22 +10,22 @@
 #include <cstring>
 #include <vector>
 
-#include "bmp_codec.hpp"
-#include "errors.hpp"
-#include "exif_tiff.hpp"
-#include "gif_decode.hpp"
-#include "hdr_codec.hpp"
-#include "image_decode.hpp"
-#include "image_encode.hpp"
-#include "jpeg_codec.hpp"
-#include "jpeg_markers.hpp"
-#include "kernel_cache.hpp"
-#include "png_decode.hpp"
-#include "pnm_codec.hpp"
-#include "psd_decode.hpp"
-#include "tga_codec.hpp"
-#include "tiff_codec.hpp"
-#include "webp_codec.hpp"
+#include "base/errors.hpp"
+#include "codecs/bmp_codec.hpp"
+#include "codecs/exif_tiff.hpp"
+#include "codecs/gif_decode.hpp"
+#include "codecs/hdr_codec.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "codecs/jpeg_markers.hpp"
+#include "codecs/png_decode.hpp"
+#include "codecs/pnm_codec.hpp"
+#include "codecs/psd_decode.hpp"
+#include "codecs/tga_codec.hpp"
+#include "codecs/tiff_codec.hpp"
+#include "codecs/webp_codec.hpp"
+#include "jit/kernel_cache.hpp"
 
 namespace {
 

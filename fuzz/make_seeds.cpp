@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "image_encode.hpp"
-#include "kernel_cache.hpp"
-#include "test_exif.hpp"
+#include "codecs/image_encode.hpp"
+#include "jit/kernel_cache.hpp"
+#include "support/test_exif.hpp"
 
 namespace {
 

@@ -28,16 +28,16 @@
 #include <utility>
 #include <vector>
 
-#include "atomic_file.hpp"
-#include "cli.hpp"
-#include "cpu_blur.hpp"
-#include "errors.hpp"
-#include "gpu_blur.hpp"
-#include "image_decode.hpp"
-#include "image_encode.hpp"
-#include "kernel_library.hpp"
-#include "prepared_image.hpp"
-#include "run.hpp"
+#include "app/cli.hpp"
+#include "app/run.hpp"
+#include "base/atomic_file.hpp"
+#include "base/errors.hpp"
+#include "batch/prepared_image.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "gpu/gpu_blur.hpp"
+#include "gpu/kernel_library.hpp"
 
 namespace nb = nanobind;
 using namespace gpublur;

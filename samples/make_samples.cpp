@@ -4,9 +4,9 @@
 #include <cstdio>
 #include <string>
 
-#include "cpu_blur.hpp"
-#include "image_encode.hpp"
-#include "weights.hpp"
+#include "codecs/image_encode.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "ops/weights.hpp"
 
 using namespace gpublur;
 

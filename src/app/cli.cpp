@@ -1,0 +1,491 @@
+// cli.cpp — CLI11 option definitions, help text and validation into a Request.
+#include "app/cli.hpp"
+#include "base/number_text.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+#include "base/errors.hpp"
+#include "base/version.hpp"
+#include "batch/job_plan.hpp"
+#include "batch/shard.hpp"
+#include "codecs/encode_options.hpp"
+#include "codecs/image_format.hpp"
+#include "ops/weights.hpp"
+
+namespace gpublur {
+namespace {
+
+constexpr const char* kSizeHelp = R"(Size and sigma:
+  --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
+  Give either or both. Size from sigma: 2*ceil(3*sigma)+1. Sigma from size (OpenCV's rule):
+  0.3*((size-1)*0.5-1)+0.8. --size-y/--sigma-y set the vertical axis by the same rules (default:
+  the horizontal one). --verbose prints the values used and the integer taps.
+)";
+
+constexpr const char* kMoreHelp = R"(Alpha (gray+alpha and RGBA images):
+  premultiplied (default): colours are weighted by their alpha, so the colour hidden under
+  transparent pixels never bleeds into visible ones, and fully transparent areas stay fully
+  transparent. Each output colour is the alpha-weighted mean of its neighbourhood, from exact
+  integer sums.
+  straight (--alpha straight): every channel blurred on its own, as OpenCV and SciPy do.
+  An image whose pixels are all opaque is blurred the same either way.
+
+Depth:
+  16-bit PNG/PNM in and PNG out stay 16-bit; HDR in and .hdr out stay floating-point. Other
+  outputs get 8 bits (said with --verbose for 16-bit, with a warning for HDR).
+
+Linear light:
+  --linear decodes the sRGB curve to 16-bit linear light, blurs, and encodes again, so bright
+  and dark regions mix as light does (no darkened edges).
+
+Devices:
+  auto (default) blurs on the first NVIDIA GPU, or on the CPU (saying why on stderr) when there is
+  none. The CPU and GPU results are byte-identical.
+  The driver takes 45-70 ms to tear a GPU context down at exit. gpublur does its work in a child
+  process and exits as soon as the output is written, leaving that child to release the GPU
+  unwaited (not on a GPU in an exclusive compute mode; --no-detach waits).
+
+Batches (gpublur IN... -o DIR):
+  Inputs are files and directories (their images; --recursive: below them too) and the paths
+  --from-list names. A file goes to DIR/its name; a directory's images to DIR/their path below it.
+  Each output keeps its input's format unless --format says otherwise. Two inputs that would
+  write one output, or an output that would replace its input, stop the command before it starts.
+  One process decodes and encodes on every core, blurs on the GPU (images of one shape stacked
+  into one launch) and writes each output atomically: a file that cannot be read or written is
+  reported on one line and the rest goes on. A progress line shows on a terminal (not with
+  --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
+  Ctrl-C or SIGTERM stops it cleanly: finished files are whole, no temporary file is left.
+
+Formats:
+  Read (by content, not name): PNG, JPEG, WebP, TIFF, BMP, TGA, PNM/PAM, Radiance HDR, GIF
+  (first frame), PSD (composite). Written (by extension, or --format): .png .jpg .webp .tif .bmp
+  .tga .pnm/.ppm/.pgm/.pam .hdr. '-' as input reads stdin; as output writes stdout (needs
+  --format).
+
+Metadata:
+  ICC profiles, EXIF and pixel density are copied to the output where its format holds them
+  (--verbose says what was not kept); --strip writes none.
+
+Limits:
+  An image's size is checked before any pixels are decoded: at most 65535 pixels a side and
+  --max-pixels pixels (default 268435456, 16384 x 16384). A file whose header claims more than
+  its data can hold is refused as truncated.
+
+Exit codes:
+  0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),
+  2 usage error, 130 or 143 stopped by SIGINT or SIGTERM.
+
+Examples:
+  gpublur in.png out.png --size 7 --sigma 1.5
+  gpublur in.png out.png --sigma 3 --border reflect101
+  gpublur photos/ -o blurred/ --recursive --sigma 2
+  gpublur a.jpg b.png -o out/ --format webp --sigma 2
+  curl -s https://example.com/x.jpg | gpublur - - --format png --sigma 2 > x.png
+  gpublur in.png out.png --size 7 --target ptx --dump-ptx kernel.ptx
+  gpublur --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -      (no image or GPU needed)
+)";
+
+// "Borders (...):" and one line per mode, from the border's own name table.
+std::string border_help() {
+  std::string s = "Borders (the row abcd extended to the left):\n";
+  for (const auto& entry : kBorderNames.entries) {
+    std::string name(entry.name);
+    name.resize(12, ' ');
+    s += "  " + name + std::string(entry.help) + "\n";
+  }
+  return s;
+}
+
+// "a: what a does; b: what b does" for an option's description.
+template <typename Enum, std::size_t N>
+std::string choices_help(const NameTable<Enum, N>& table) {
+  std::string s;
+  for (const auto& entry : table.entries) {
+    s += (s.empty() ? "" : "; ") + std::string(entry.name) + ": " + std::string(entry.help);
+  }
+  return s;
+}
+
+// Parses an enum option by its name table: the value becomes the enum's number, which CLI11 then
+// converts; anything else is a one-line parse error listing the choices.
+template <typename Enum, std::size_t N>
+CLI::Validator choice_of(const NameTable<Enum, N>& table) {
+  return CLI::Validator(
+      [&table](std::string& value) -> std::string {
+        const std::optional<Enum> parsed = table.parse(value);
+        if (!parsed) return "unknown value '" + value + "'; choose one of " + table.choices(", ");
+        value = std::to_string(static_cast<int>(*parsed));
+        return {};
+      },
+      "");
+}
+
+template <typename Enum, std::size_t N>
+CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value,
+                        const NameTable<Enum, N>& table, const std::string& description) {
+  return app.add_option(flag, value, description)
+      ->transform(choice_of(table))
+      ->type_name(table.choices("|"))
+      ->default_str(std::string(table.name(value)));
+}
+
+// Values that are checked after parsing (they need each other, or a hint), as given.
+struct Given {
+  std::vector<std::string> paths;  // the positional arguments
+  std::optional<int> size, size_y;
+  std::optional<double> sigma, sigma_y;
+  std::vector<int> border_value;
+  std::string arch;
+  std::string format;
+  std::string devices;
+  std::string shard;
+  std::optional<std::size_t> shard_count;
+  std::string subsampling;
+  std::optional<std::uint64_t> max_pixels;
+};
+
+// What to blur and how: images, kernel size, borders.
+void define_blur_options(CLI::App& app, Request& r, Given& g) {
+  app.add_option("images", g.paths,
+                 "IN OUT: blur one image into OUT ('-' reads stdin, writes stdout). IN... -o DIR: "
+                 "blur files and the images in directories into DIR");
+  app.add_option("--size", g.size, "Kernel width in pixels, odd (e.g. 7)");
+  app.add_option("--sigma", g.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
+  app.add_option("--size-y", g.size_y, "Vertical kernel size, if it differs from --size");
+  app.add_option("--sigma-y", g.sigma_y, "Vertical sigma, if it differs from --sigma");
+  app.add_flag("--linear", r.blur.linear,
+               "Blur in linear light: decode sRGB first, encode after (alpha untouched)");
+  add_choice(app, "--alpha", r.blur.alpha, kAlphaNames,
+             "Alpha channel: " + choices_help(kAlphaNames));
+  add_choice(app, "--border", r.blur.border, kBorderNames,
+             "Border mode: " + kBorderNames.choices("|") + " (pictures below)");
+  app.add_option(
+         "--border-value", g.border_value,
+         "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
+      ->delimiter(',');
+}
+
+// Where it runs and what gets compiled and shown.
+void define_gpu_options(CLI::App& app, Request& r, Given& g) {
+  add_choice(app, "--device", r.device, kDeviceNames,
+             "Where to blur: " + choices_help(kDeviceNames));
+  add_choice(
+      app, "--codec", r.codec, kCodecNames,
+      "JPEG decoding and encoding: " + choices_help(kCodecNames) +
+          ". The blur is exact either way; nvJPEG's files differ from libjpeg-turbo's by a few "
+          "levels (README)");
+  add_choice(app, "--target", r.target, kTargetNames, "GPU code: " + choices_help(kTargetNames));
+  app.add_option("--arch", g.arch,
+                 "Compile for this architecture (sm_75 ... sm_120) instead of the GPU's");
+  add_choice(app, "--kernel", r.kernel, kVariantNames,
+             "GPU kernel: " + choices_help(kVariantNames) + ". All give the same bytes");
+  app.add_flag("--no-detach", r.no_detach,
+               "Exit only once the GPU is released (45-70 ms after the output is written)");
+  app.add_option("--dump-ptx", r.dump_ptx,
+                 "Write the PTX that ran to FILE (default or '-': stdout)")
+      ->expected(0, 1);
+  app.add_option("--dump-source", r.dump_source,
+                 "Write the generated CUDA C++ to FILE (default or '-': stdout)")
+      ->expected(0, 1);
+  app.add_option("--channels", r.channels,
+                 "Channel count to compile for when no input image is given")
+      ->default_str("3");
+}
+
+// Many images at once.
+void define_batch_options(CLI::App& app, Request& r, Given& g) {
+  app.add_option("-o,--output-dir", r.batch.output_dir,
+                 "Blur every input into DIR: files by their name, directories' images by their "
+                 "path below the directory");
+  app.add_flag("-r,--recursive", r.batch.recursive,
+               "Directories: their subdirectories' images too");
+  app.add_option("--from-list", r.batch.from_list,
+                 "Also blur the files FILE lists, one path a line ('-': read the list from stdin)");
+  app.add_option("--format", g.format,
+                 "Write every output in this format (png, jpg, webp, tif, bmp, tga, pnm, hdr); "
+                 "default: each input's own (needed to write to stdout)");
+  app.add_flag("--skip-existing", r.skip_existing,
+               "Leave alone outputs that exist (whole: outputs are written atomically), to resume "
+               "an interrupted batch");
+  app.add_flag("--fsync", r.fsync,
+               "Flush each output to disk before it takes its name, so it survives a crash of the "
+               "machine too (slower on most storage; without it an output is whole after any end "
+               "of gpublur itself, as with cp)");
+  app.add_option("--threads", r.threads,
+                 "CPU threads for decoding, encoding and CPU blurs (default: all)");
+  app.add_option(
+      "--devices", g.devices,
+      "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
+  app.add_option("--shard", g.shard,
+                 "Blur only part K of N (K/N, 0-based) of the batch: its files sorted by path, "
+                 "file i in part i mod N; auto: K and N from a Slurm, Kubernetes, AWS Batch or "
+                 "Google Cloud Batch job array")
+      ->option_text("K/N|auto");
+  app.add_option("--shard-count", g.shard_count,
+                 "--shard auto: the number of parts, where the scheduler does not say "
+                 "(Kubernetes; or set GPUBLUR_SHARD_COUNT)");
+  app.add_flag("-q,--quiet", r.quiet,
+               "No progress line and no summary (failures are still reported)");
+}
+
+// Output encoding, caching and reporting.
+void define_output_options(CLI::App& app, Request& r, Given& g) {
+  app.add_option("--png-level", r.write.png_level,
+                 "PNG compression 0..12 (libdeflate's levels; 0 stores, 12 smallest)")
+      ->default_str(std::to_string(r.write.png_level));
+  app.add_option("--jpeg-quality", r.write.jpeg_quality, "JPEG quality 1..100")
+      ->default_str(std::to_string(r.write.jpeg_quality));
+  app.add_option("--jpeg-subsampling", g.subsampling,
+                 "JPEG chroma subsampling: 444, 422 or 420 (default: a JPEG input's own, else 444 "
+                 "from quality 90, 420 below)");
+  app.add_option("--webp-quality", r.write.webp_quality, "Lossy WebP quality 1..100")
+      ->default_str(std::to_string(r.write.webp_quality));
+  app.add_flag("--webp-lossless", r.write.webp_lossless, "Write WebP losslessly");
+  app.add_flag("--strip", r.strip,
+               "Write no metadata (ICC profile, EXIF, density), which is kept by default");
+  app.add_option("--max-pixels", g.max_pixels,
+                 "Refuse images of more pixels than this, before decoding them (default 268435456, "
+                 "16384 x 16384; 0: only 65535 per side)");
+  app.add_flag("--no-cache", r.no_cache, "Compile the kernel even if the kernel cache has it");
+  app.add_option("--cache-dir", r.cache_dir,
+                 "Kernel cache directory (default: $GPUBLUR_CACHE_DIR, $XDG_CACHE_HOME/gpublur or "
+                 "~/.cache/gpublur)");
+  app.add_flag("--timings", r.timings, "Print the wall time of each stage on stderr");
+  app.add_flag(
+      "--json", r.json,
+      "One image: parameters, device, image facts and timings as one JSON object on stdout. "
+      "A batch: a JSON line per file (path, status, bytes, stage times) and a summary line");
+  app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
+}
+
+// Checks one axis' --size/--sigma pair (flags named with `suffix`, "" or "-y").
+void validate_axis(const std::optional<int>& size, const std::optional<double>& sigma,
+                   const std::string& suffix) {
+  const std::string size_flag = "--size" + suffix, sigma_flag = "--sigma" + suffix;
+  if (size && (*size < 1 || *size % 2 == 0 || *size > kMaxKernelSize)) {
+    const int s = *size;
+    const std::string hint = s >= 1 && s % 2 == 0 && s < kMaxKernelSize
+                                 ? "; try " + size_flag + " " + std::to_string(s - 1) + " or " +
+                                       size_flag + " " + std::to_string(s + 1)
+                                 : "; e.g. " + size_flag + " 7";
+    throw UsageError(size_flag + " must be an odd number from 1 to " +
+                     std::to_string(kMaxKernelSize) + " (got " + std::to_string(s) + ")" + hint);
+  }
+  if (sigma && !(std::isfinite(*sigma) && *sigma > 0)) {
+    throw UsageError(sigma_flag + " must be a finite number > 0 (got " + number_text(*sigma) +
+                     "); e.g. " + sigma_flag + " 1.5");
+  }
+  if (!size && sigma && *sigma > (kMaxKernelSize - 1) / 6.0) {
+    throw UsageError(sigma_flag + " " + std::to_string(*sigma) +
+                     " would need a kernel wider than " + std::to_string(kMaxKernelSize) +
+                     "; give a smaller " + sigma_flag + " or an explicit " + size_flag);
+  }
+}
+
+// Applies "size from sigma: 2*ceil(3*sigma)+1" / "sigma from size: OpenCV's rule" to one axis.
+AxisSize resolve_axis(const std::optional<int>& size, const std::optional<double>& sigma) {
+  if (size && sigma) return {*size, *sigma, "size and sigma as given"};
+  if (size) {
+    return {*size, sigma_for_size(*size),
+            "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
+  }
+  return {size_for_sigma(*sigma), *sigma, "size from sigma by 2*ceil(3*sigma)+1"};
+}
+
+// The vertical axis copies the horizontal unless --size-y or --sigma-y is given.
+KernelSize resolve_kernel_size(const Given& g) {
+  validate_axis(g.size, g.sigma, "");
+  validate_axis(g.size_y, g.sigma_y, "-y");
+  if (!g.size && !g.sigma) {
+    throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
+  }
+  const AxisSize x = resolve_axis(g.size, g.sigma);
+  if (!g.size_y && !g.sigma_y) return {x, x};
+  return {x, resolve_axis(g.size_y, g.sigma_y)};
+}
+
+std::array<std::uint8_t, 4> border_value_of(const std::vector<int>& values) {
+  if (values.empty()) return {};
+  if (values.size() > 4) {
+    throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
+  }
+  std::array<std::uint8_t, 4> out{};
+  for (std::size_t c = 0; c < 4; ++c) {
+    const int v = values.size() == 1 ? values[0] : (c < values.size() ? values[c] : 0);
+    if (v < 0 || v > 255) {
+      throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
+    }
+    out[c] = static_cast<std::uint8_t>(v);
+  }
+  return out;
+}
+
+// Which form the images on the command line ask for: one image IN OUT, a batch (-o DIR), or
+// none (compiling for the dumps only).
+void images_of(Request& r, const Given& g) {
+  const bool dumping = r.dump_ptx || r.dump_source;
+  const bool batch = !r.batch.output_dir.empty();
+  if (batch) {
+    r.single = false;
+    r.batch.paths = g.paths;
+    r.batch.format = r.format;
+    if (g.paths.empty() && !r.batch.from_list) {
+      throw UsageError("-o " + r.batch.output_dir +
+                       ": give the images to blur, e.g. gpublur photos/ -o blurred/");
+    }
+    if (dumping) {
+      throw UsageError(
+          "--dump-ptx and --dump-source show one kernel: give one image (IN OUT) or none");
+    }
+    r.action = Request::Action::kBlur;
+    return;
+  }
+  if (r.batch.from_list) throw UsageError("--from-list needs an output directory: -o DIR");
+  if (!g.shard.empty())
+    throw UsageError("--shard splits a batch: name an output directory, -o DIR");
+  if (g.paths.size() > 2) {
+    throw UsageError("to blur several images, name an output directory: gpublur IN... -o DIR");
+  }
+  if (!g.paths.empty()) r.input = g.paths[0];
+  if (g.paths.size() == 2) r.output = g.paths[1];
+  if (r.input.empty() && !dumping) {
+    throw UsageError("missing input and output images; e.g. gpublur in.png out.png --size 7");
+  }
+  if (!r.input.empty() && r.output.empty() && !dumping) {
+    throw UsageError("missing the output image after '" + r.input + "' (or -o DIR for a batch)");
+  }
+  r.action = r.output.empty() ? Request::Action::kCompile : Request::Action::kBlur;
+  if (r.action == Request::Action::kBlur && !output_format(r.output, r.format)) {
+    throw UsageError(r.output == "-"
+                         ? "writing to standard output ('-') needs --format, e.g. --format png"
+                         : "cannot write '" + r.output + "': unknown extension; use " +
+                               writable_extensions() + ", or give --format");
+  }
+}
+
+void check_range(const char* flag, int value, int low, int high) {
+  if (value < low || value > high) {
+    throw UsageError(std::string(flag) + " must be " + std::to_string(low) + " to " +
+                     std::to_string(high) + " (got " + std::to_string(value) + ")");
+  }
+}
+
+void validate_outputs(const Request& r) {
+  if (r.channels < 1 || r.channels > 4) throw UsageError("--channels must be 1 to 4");
+  check_range("--png-level", r.write.png_level, kMinPngLevel, kMaxPngLevel);
+  check_range("--jpeg-quality", r.write.jpeg_quality, 1, 100);
+  check_range("--webp-quality", r.write.webp_quality, 1, 100);
+  const bool dump_to_stdout =
+      (r.dump_ptx && *r.dump_ptx == "-") || (r.dump_source && *r.dump_source == "-");
+  if (r.json && dump_to_stdout) {
+    throw UsageError("--json writes to stdout; send --dump-ptx or --dump-source to a file");
+  }
+  if (r.single && r.output == "-" && (r.json || dump_to_stdout)) {
+    throw UsageError("the image goes to stdout ('-'): send --json and dumps elsewhere");
+  }
+  if (r.codec == JpegCodec::kGpu && r.device == DeviceChoice::kCpu) {
+    throw UsageError("--codec gpu needs a GPU: leave out --device cpu, or use --codec cpu");
+  }
+  if (r.dump_ptx && r.device == DeviceChoice::kCpu && !r.arch) {
+    throw UsageError(
+        "--dump-ptx with --device cpu needs --arch (e.g. --arch sm_90): no GPU to compile for");
+  }
+}
+
+// --devices: "all", or ordinals separated by commas.
+std::vector<int> devices_of(const std::string& text) {
+  std::vector<int> ordinals;
+  if (text.empty() || text == "all") return ordinals;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');) {
+    char* end = nullptr;
+    const long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0 || v > 1023) {
+      throw UsageError("--devices: '" + text + "' is not all or GPU ordinals like 0,1");
+    }
+    ordinals.push_back(static_cast<int>(v));
+  }
+  return ordinals;
+}
+
+ChromaSubsampling subsampling_of(const std::string& text) {
+  if (text.empty()) return ChromaSubsampling::kAuto;
+  if (text == "444") return ChromaSubsampling::k444;
+  if (text == "422") return ChromaSubsampling::k422;
+  if (text == "420") return ChromaSubsampling::k420;
+  throw UsageError("--jpeg-subsampling: '" + text + "': choose 444, 422 or 420");
+}
+
+// Everything CLI11 could not check; fills the fields that need the given values together.
+Request validated(Request r, const Given& g) {
+  r.blur.size = resolve_kernel_size(g);
+  r.blur.border_value = border_value_of(g.border_value);
+  if (!g.arch.empty()) {
+    r.arch = parse_arch(g.arch);
+    if (!r.arch) {
+      throw UsageError("--arch: '" + g.arch + "' is not an architecture; write it like sm_90");
+    }
+  }
+  if (!g.format.empty()) {
+    r.format = parse_format(g.format);
+    if (!r.format || !format_traits(*r.format).writable) {
+      throw UsageError("--format: gpublur does not write '" + g.format + "'; use " +
+                       writable_extensions());
+    }
+  }
+  r.devices = devices_of(g.devices);
+  if (g.shard_count && g.shard != "auto") throw UsageError("--shard-count goes with --shard auto");
+  if (g.shard == "auto") {
+    r.shard = shard_from_environment(process_environment(), g.shard_count);
+  } else if (!g.shard.empty()) {
+    r.shard = parse_shard(g.shard);
+  }
+  r.write.jpeg_subsampling = subsampling_of(g.subsampling);
+  if (g.max_pixels) r.limits.max_pixels = *g.max_pixels;
+  if (r.dump_ptx && r.dump_ptx->empty()) r.dump_ptx = "-";
+  if (r.dump_source && r.dump_source->empty()) r.dump_source = "-";
+  images_of(r, g);
+  validate_outputs(r);
+  return r;
+}
+
+}  // namespace
+
+ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
+                               std::ostream& err) {
+  CLI::App app{
+      "gpublur " + std::string(kVersion) +
+          " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
+      "gpublur"};
+  Request r;
+  Given g;
+  bool version = false;
+  define_blur_options(app, r, g);
+  define_gpu_options(app, r, g);
+  define_batch_options(app, r, g);
+  define_output_options(app, r, g);
+  app.add_flag("--version", version, "Print gpublur, NVRTC and driver versions and the GPU");
+  app.footer(std::string(kSizeHelp) + "\n" + border_help() + "\n" + kMoreHelp);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    out << app.help();
+    return {std::nullopt, kExitOk};
+  } catch (const CLI::ParseError& e) {
+    err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
+    return {std::nullopt, kExitUsage};
+  }
+  if (version) {
+    r.action = Request::Action::kVersion;
+    return {r, kExitOk};
+  }
+  return {validated(std::move(r), g), kExitOk};
+}
+
+}  // namespace gpublur

@@ -1,0 +1,70 @@
+// reporter.hpp — what a run tells its user, as files complete. Every failure: one line on stderr
+// ("gpublur: error: <what>: <why>"), whatever else is asked. A batch: a progress line on a
+// terminal (done/total, images/s, time left; not with --quiet or when stderr is not a terminal),
+// --json's one line per file on stdout, and a summary at the end. A single image: --timings'
+// table and --json's object, as they always were. Thread-safe: messages from any thread (compiles,
+// the CPU taking over) are printed whole, between progress updates.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <iosfwd>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "app/request.hpp"
+#include "batch/file_result.hpp"
+#include "gpu/gpu_pool.hpp"
+
+namespace gpublur {
+
+struct RunTotals {
+  std::size_t done = 0, failed = 0, skipped = 0, interrupted = 0;
+  std::uint64_t bytes_in = 0, bytes_out = 0;
+  int exit_code = kExitOk;  // of the first failure
+};
+
+class Reporter final : public FileObserver {
+ public:
+  /// `single`: the single-image command's report; else a batch's of `total` files.
+  Reporter(const Request& request, bool single, std::size_t total, std::ostream& out,
+           std::ostream& err);
+
+  void file_done(const FileResult& result) override;
+
+  /// One message on stderr ("gpublur: " + line, or "gpublur: warning: " + line); `verbose_only`:
+  /// only with --verbose.
+  void say(const std::string& line, bool warning = false, bool verbose_only = false);
+
+  /// The end of the run: the summary (a batch), or --timings and --json (a single image).
+  /// `gpus`: what each GPU did (empty: none opened); `device`: "gpu", "cpu" or "gpu+cpu".
+  void finish(const std::vector<GpuWorkerStats>& gpus, const std::string& device,
+              const std::string& kernel_json);
+
+  const RunTotals& totals() const { return totals_; }
+  /// The one file of a single-image run (after finish).
+  const FileResult& single_result() const { return single_; }
+
+ private:
+  void progress_locked(bool final);
+  std::string file_json(const FileResult& r) const;
+  std::string parameters_json() const;
+  void finish_single(const std::vector<GpuWorkerStats>& gpus, const std::string& kernel_json);
+  void finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device);
+
+  const Request& request_;
+  const bool single_run_;
+  const std::size_t total_;
+  std::ostream& out_;
+  std::ostream& err_;
+  const bool progress_;
+  const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::mutex mutex_;  // guards everything below and the streams
+  RunTotals totals_;
+  FileResult single_;
+  bool progress_shown_ = false;
+  std::chrono::steady_clock::time_point last_progress_{};
+};
+
+}  // namespace gpublur

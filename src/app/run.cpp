@@ -1,0 +1,258 @@
+// run.cpp — versions, compile-only dumps, and blurring files through the pipeline.
+#include "app/run.hpp"
+#include "base/number_text.hpp"
+
+#include <ostream>
+
+#include "app/reporter.hpp"
+#include "app/run_report.hpp"
+#include "base/atomic_file.hpp"
+#include "base/errors.hpp"
+#include "base/stop_signals.hpp"
+#include "base/version.hpp"
+#include "batch/blur_device.hpp"
+#include "batch/jpeg_route.hpp"
+#include "batch/pipeline.hpp"
+#include "batch/prepared_image.hpp"
+#include "codecs/image_decode.hpp"
+#include "codegen/codegen.hpp"
+#include "gpu/kernel_library.hpp"
+#include "jit/nvrtc.hpp"
+#include "nvjpeg/gpu_jpeg.hpp"
+
+namespace gpublur {
+namespace {
+
+int print_version(std::ostream& out) {
+  out << "gpublur " << kVersion << "\n";
+  try {
+    const NvrtcVersion v = nvrtc_version();
+    out << "NVRTC " << v.major << "." << v.minor << " (sm_" << v.archs.front() << " to sm_"
+        << v.archs.back() << ")\n";
+  } catch (const Error& e) {
+    out << "NVRTC: not available: " << e.what() << "\n";
+  }
+  std::string why, nvjpeg;
+  if (gpu_jpeg_available(why, &nvjpeg)) {
+    out << nvjpeg << " (JPEG on the GPU)\n";
+  } else {
+    out << "nvJPEG: not available: " << why << "\n";
+  }
+  const std::vector<GpuInfo> gpus = probe_gpus(why);
+  if (gpus.empty()) out << "GPU: none (" << why << ")\n";
+  for (const GpuInfo& gpu : gpus) {
+    if (gpu.ordinal == 0) out << "driver: " << driver_version_string(gpu.driver_version) << "\n";
+    out << "GPU " << gpu.ordinal << ": " << gpu.name << ", compute capability "
+        << gpu.arch.capability() << ", " << gpu.memory_bytes / (1024 * 1024) << " MiB\n";
+  }
+  return kExitOk;
+}
+
+void write_text(const std::string& path, const std::string& text, std::ostream& out) {
+  if (path == "-") {
+    out << text;
+    if (!text.empty() && text.back() != '\n') out << '\n';
+    out.flush();
+    return;
+  }
+  write_file_atomically(path, std::vector<std::uint8_t>(text.begin(), text.end()),
+                        Durability::kRenamed);
+}
+
+std::string taps_text(const AxisSize& a) {
+  std::string s;
+  for (auto t : make_weights(a.size, a.sigma).taps) s += (s.empty() ? "" : " ") + std::to_string(t);
+  return s;
+}
+
+// --verbose's account of the kernel size, once per run.
+void say_parameters(const Request& r, Reporter& reporter) {
+  const KernelSize& k = r.blur.size;
+  reporter.say("size " + std::to_string(k.x.size) + ", sigma " + number_text(k.x.sigma) + " (" +
+                   k.x.rule + ")",
+               false, true);
+  reporter.say("taps (sum 2^" + std::to_string(kWeightBits) + "): " + taps_text(k.x), false, true);
+  if (k.y.size != k.x.size || k.y.sigma != k.x.sigma) {
+    reporter.say("vertical: size " + std::to_string(k.y.size) + ", sigma " +
+                     number_text(k.y.sigma) + " (" + k.y.rule + "), taps " + taps_text(k.y),
+                 false, true);
+  }
+  reporter.say("border " + std::string(border_name(r.blur.border)), false, true);
+}
+
+KernelChoices kernel_choices(const Request& r) {
+  return KernelChoices{r.kernel, r.target, r.arch, !r.no_cache, r.cache_dir};
+}
+
+// The architecture to compile for: --arch, else the GPU's; nullopt with neither.
+std::optional<Arch> compile_arch(const Request& r, const GpuPool* pool) {
+  if (r.arch) return r.arch;
+  if (pool && !pool->gpus().empty()) return pool->gpus().front().arch;
+  return std::nullopt;
+}
+
+// --dump-source and --dump-ptx of the kernel a file's blur used (or would use).
+void dump(const Request& r, const FileResult& file, KernelLibrary& kernels,
+          const std::optional<Arch>& arch, std::ostream& out) {
+  if (r.dump_source) {
+    write_text(*r.dump_source,
+               generate_kernel(file.spec, r.kernel, file.samples, arch ? arch->number() : 0).source,
+               out);
+  }
+  if (r.dump_ptx) {
+    if (!arch)
+      throw UsageError("--dump-ptx needs a GPU to compile for, or --arch (e.g. --arch sm_90)");
+    write_text(*r.dump_ptx,
+               kernels.get(file.kernel_key, file.spec, file.samples, *arch)->cache.compiled.ptx,
+               out);
+  }
+}
+
+// A blur's spec and samples without blurring: those of the input image, or of an image of
+// --channels whose alpha (if any) is used.
+FileResult compile_target(const Request& r) {
+  DecodedImage d;
+  if (!r.input.empty()) {
+    d = read_image(r.input, r.limits);
+  } else {
+    d.image = make_image(1, 1, r.channels);  // all 0: transparent where there is alpha
+  }
+  const ImageFormat keeps = d.bits == 32 ? ImageFormat::kHdr : ImageFormat::kPng;
+  const PreparedImage p = prepare_image(std::move(d), r.blur, keeps);
+  FileResult f;
+  f.spec = p.spec;
+  f.samples = p.format;
+  f.kernel_key = kernel_key(p);
+  return f;
+}
+
+int compile_only(const Request& r, std::ostream& out, std::ostream& err) {
+  Reporter reporter(r, true, 0, out, err);
+  say_parameters(r, reporter);
+  KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
+    reporter.say(line, warning, !warning);
+  });
+  std::optional<Arch> arch = r.arch;
+  std::string why;
+  if (!arch && r.device != DeviceChoice::kCpu) {
+    if (const auto gpu = probe_gpu(why)) arch = gpu->arch;
+  }
+  dump(r, compile_target(r), kernels, arch, out);
+  return kExitOk;
+}
+
+std::string kernel_json(const Request& r, const FileResult& file, KernelLibrary& kernels) {
+  for (const auto& compiled : kernels.all()) {
+    if (compiled->kernel.name.empty() || compiled->cache.key.empty()) continue;
+    if (file.device != "gpu") break;
+    const CompilePlan& p = compiled->cache.compiled.plan;
+    return "{\"name\": " + json_string(compiled->kernel.name) +
+           ", \"target\": " + json_string(std::string(target_name(p.target))) +
+           ", \"arch\": " + json_string(p.arch.sm()) + ", \"cache\": " +
+           json_string(r.no_cache            ? "off"
+                       : compiled->cache.hit ? "hit"
+                                             : "miss") +
+           ", \"key\": " + json_string(compiled->cache.key) + "}";
+  }
+  return "";
+}
+
+Plan plan_of(const Request& r) {
+  if (r.single) {
+    if (r.output != "-") check_writable_destination(r.output);
+    return Plan{{single_job(r.input, r.output, r.format)}, 0};
+  }
+  Plan plan = plan_batch(r.batch);
+  if (plan.jobs.empty())
+    throw UsageError("no images to blur: the inputs hold no image files gpublur reads");
+  // Collisions were checked over the whole batch, so every part agrees on every output.
+  plan.total = plan.jobs.size();
+  if (r.shard) plan.jobs = shard(plan.jobs, r.shard->index, r.shard->count);
+  return plan;
+}
+
+int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
+  const Plan plan = plan_of(r);
+  const std::vector<Job>& jobs = plan.jobs;
+  Reporter reporter(r, r.single, jobs.size(), out, err);
+  say_parameters(r, reporter);
+  if (r.shard) {
+    reporter.say("shard " + std::to_string(r.shard->index) + "/" + std::to_string(r.shard->count) +
+                     " from " + r.shard->source + ": " + std::to_string(jobs.size()) + " of " +
+                     std::to_string(plan.total) + " files",
+                 false, true);
+  }
+  if (plan.ignored) {
+    reporter.say(std::to_string(plan.ignored) +
+                     " files in the directories given are not images gpublur reads; passed over",
+                 false, true);
+  }
+  KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
+    reporter.say(line, warning, !warning);
+  });
+  const BatchCodec codec = codec_for_batch(
+      r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
+  if (!codec.why.empty()) reporter.say(codec.why, false, true);
+  BlurDevice device(
+      r.device, r.devices, jobs.size(), kernels,
+      [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
+      starts_gpu_jpeg(codec.codec, jobs.size()));
+  PipelineSettings settings;
+  settings.blur = r.blur;
+  settings.encode = r.write;
+  settings.limits = r.limits;
+  settings.strip_metadata = r.strip;
+  settings.skip_existing = r.skip_existing;
+  settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
+  settings.threads = r.threads;
+  settings.codec = codec.codec;
+  {
+    const StopSignals signals;
+    run_pipeline(jobs, settings, device, reporter);
+  }
+  std::string why;
+  GpuPool* pool = r.device == DeviceChoice::kCpu ? nullptr : device.gpus(why);
+  const std::vector<GpuWorkerStats> stats = pool ? pool->stats() : std::vector<GpuWorkerStats>{};
+  long gpu_images = 0;
+  for (const GpuWorkerStats& s : stats) gpu_images += s.images;
+  const std::string used = gpu_images > 0 ? (device.used_cpu() ? "gpu+cpu" : "gpu") : "cpu";
+  std::string kernel;
+  if (r.single) {
+    const FileResult& file = reporter.single_result();
+    if ((r.dump_source || r.dump_ptx) && !file.kernel_key.empty())
+      dump(r, file, kernels, compile_arch(r, pool), out);
+    kernel = kernel_json(r, file, kernels);
+  }
+  reporter.finish(stats, used, kernel);
+  if (const int signal_number = stop_signal()) return 128 + signal_number;
+  const RunTotals& totals = reporter.totals();
+  if (totals.failed == 0) return kExitOk;
+  return r.single ? totals.exit_code : kExitFailure;
+}
+
+}  // namespace
+
+bool may_open_gpu(const Request& r) {
+  if (r.action == Request::Action::kVersion || r.device == DeviceChoice::kCpu) return false;
+  return r.action == Request::Action::kBlur || (r.dump_ptx && !r.arch);
+}
+
+bool one_work_queue_suffices(const Request& r) {
+  // A single image takes nvJPEG only when --codec gpu asks: auto takes it only in a batch with
+  // enough JPEG pixels (jpeg_route.hpp's codec_for_batch).
+  return r.single && r.codec != JpegCodec::kGpu;
+}
+
+int run(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {
+  switch (r.action) {
+    case Request::Action::kVersion:
+      return print_version(out);
+    case Request::Action::kCompile:
+      return compile_only(r, out, err);
+    case Request::Action::kBlur:
+      return blur_files(r, out, err, context_at_end);
+  }
+  return kExitOk;
+}
+
+}  // namespace gpublur

@@ -1,0 +1,157 @@
+// blur_device.cpp — GPU start-up on a thread, and the CPU when the GPUs cannot blur.
+#include "batch/blur_device.hpp"
+
+#include <chrono>
+
+#include "base/errors.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "jit/nvrtc.hpp"
+
+namespace gpublur {
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+// The GPUs `ordinals` name among those the driver shows (empty: all), at most `limit` of them.
+std::vector<GpuInfo> selected(const std::vector<GpuInfo>& all, const std::vector<int>& ordinals,
+                              std::size_t limit, std::string& why) {
+  std::vector<GpuInfo> chosen;
+  if (ordinals.empty()) {
+    chosen = all;
+  } else {
+    for (const int ordinal : ordinals) {
+      if (ordinal < 0 || ordinal >= static_cast<int>(all.size())) {
+        why = "--devices: no GPU " + std::to_string(ordinal) + " (this machine shows " +
+              std::to_string(all.size()) + "; CUDA_VISIBLE_DEVICES applies)";
+        return {};
+      }
+      chosen.push_back(all[static_cast<std::size_t>(ordinal)]);
+    }
+  }
+  if (chosen.size() > limit) chosen.resize(std::max<std::size_t>(limit, 1));
+  return chosen;
+}
+
+}  // namespace
+
+struct BlurDevice::Started {
+  std::unique_ptr<GpuPool> pool;  // null: no usable GPU
+  std::string why;                // why not
+};
+
+BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
+                       KernelLibrary& kernels, std::function<void(const std::string&)> announce,
+                       bool release_contexts, bool jpeg_workers)
+    : choice_(choice), kernels_(kernels), announce_(std::move(announce)) {
+  if (choice == DeviceChoice::kCpu) return;
+  starting_ = std::async(std::launch::async, [this, ordinals = std::move(ordinals), jobs, &kernels,
+                                              release_contexts, jpeg_workers] {
+    auto s = std::make_unique<Started>();
+    const std::vector<GpuInfo> all = probe_gpus(s->why);
+    const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, s->why);
+    if (gpus.empty()) return s;
+    try {
+      nvrtc_version();  // without NVRTC nothing can run on a GPU
+    } catch (const Error& e) {
+      s->why = e.what();
+      return s;
+    }
+    s->pool = std::make_unique<GpuPool>(gpus, kernels, release_contexts, jpeg_workers);
+    if (!s->pool->wait_ready(s->why)) s->pool.reset();
+    return s;
+  });
+}
+
+BlurDevice::~BlurDevice() {
+  if (starting_.valid()) starting_.wait();
+}
+
+GpuPool* BlurDevice::gpus(std::string& why) {
+  if (choice_ == DeviceChoice::kCpu) {
+    why = "--device cpu";
+    return nullptr;
+  }
+  std::call_once(started_once_, [&] { started_ = starting_.get(); });
+  why = started_->why;
+  return started_->pool.get();
+}
+
+bool BlurDevice::used_cpu() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return used_cpu_;
+}
+
+void BlurDevice::blur_on_cpu(PreparedImage& image, FileResult& result) {
+  const auto start = std::chrono::steady_clock::now();
+  switch (image.format) {
+    case SampleFormat::k8:
+      image.image = gpublur::blur_on_cpu(image.image, image.spec);
+      break;
+    case SampleFormat::k16:
+      image.image16 = gpublur::blur_on_cpu(image.image16, image.spec);
+      break;
+    case SampleFormat::kFloat:
+      image.imagef = gpublur::blur_on_cpu(image.imagef, image.spec);
+      break;
+  }
+  result.stages.emplace_back("cpu blur", ms_since(start));
+  result.device = "cpu";
+  const std::lock_guard<std::mutex> lock(mutex_);
+  used_cpu_ = true;
+}
+
+void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& result,
+                      GpuJpegWork* jpeg) {
+  std::string why;
+  const auto start = std::chrono::steady_clock::now();
+  GpuPool* pool = gpus(why);
+  if (const double waited = ms_since(start); waited > 0.05)
+    result.stages.emplace_back("init", waited);
+  bool failed;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    failed = gpu_failed_;
+  }
+  if (pool && !failed) {
+    try {
+      const GpuBlurTimes t = pool->blur(image, key, jpeg);
+      const bool decoded = jpeg && jpeg->decode, encoded = jpeg && jpeg->encode;
+      result.device = "gpu";
+      result.stacked = t.stacked;
+      result.stages.emplace_back("pin", t.pin_ms);
+      result.stages.emplace_back("gpu wait", t.wait_ms);
+      // A stack's events: its images' copies and decodes together, its encodes and copies.
+      result.stages.emplace_back(decoded ? "gpu decode" : "upload", t.upload_ms);
+      result.stages.emplace_back("kernel", t.kernel_ms);
+      result.stages.emplace_back(encoded ? "gpu encode" : "download", t.download_ms);
+      return;
+    } catch (const GpuJpegError&) {
+      throw;
+    } catch (const CudaError& e) {  // the GPU this image went to; others may go on
+      if (choice_ != DeviceChoice::kAuto) throw;
+      why = std::string("a GPU failed: ") + e.what();
+    } catch (const CompileError&) {
+      throw;
+    } catch (const UsageError&) {
+      throw;
+    } catch (const Error& e) {  // no GPU left
+      if (choice_ != DeviceChoice::kAuto) throw;
+      why = e.what();
+      const std::lock_guard<std::mutex> lock(mutex_);
+      gpu_failed_ = true;
+    }
+  }
+  if (choice_ == DeviceChoice::kGpu) {
+    throw Error("no usable GPU: " + why + " (leave out --device gpu to blur on the CPU)");
+  }
+  if (choice_ == DeviceChoice::kAuto) {
+    std::call_once(announce_once_, [&] { announce_(why + "; blurring on the CPU"); });
+  }
+  if (jpeg && jpeg->decode) throw GpuJpegError("the CPU blurs: " + why);
+  blur_on_cpu(image, result);
+}
+
+}  // namespace gpublur

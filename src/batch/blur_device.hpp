@@ -1,0 +1,64 @@
+// blur_device.hpp — where a prepared image is blurred: on the GPUs (gpu_pool.hpp) or the CPU, as
+// --device asks. The GPUs start on their own thread (driver, contexts), beside the first decodes.
+// With `auto`, the CPU takes over, said once on stderr, where there is no usable GPU or NVRTC, or
+// where the GPUs fail during a run. Both give the same bytes.
+#pragma once
+
+#include <functional>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/request.hpp"
+#include "batch/file_result.hpp"
+#include "batch/prepared_image.hpp"
+#include "gpu/gpu_pool.hpp"
+#include "gpu/kernel_library.hpp"
+
+namespace gpublur {
+
+class BlurDevice {
+ public:
+  /// `ordinals`: the GPUs to use (an ordinal twice: two workers on it); empty: every GPU. At most
+  /// `jobs` workers start (a single image takes one GPU). `announce` says, once, why the CPU blurs.
+  /// `jpeg_workers`: as GpuPool's (a batch that nvJPEG may decode).
+  BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
+             KernelLibrary& kernels, std::function<void(const std::string&)> announce,
+             bool release_contexts = true, bool jpeg_workers = false);
+  ~BlurDevice();
+  BlurDevice(const BlurDevice&) = delete;
+  BlurDevice& operator=(const BlurDevice&) = delete;
+
+  /// Blurs `image` in place; records the device, its stage times and the GPU stack in `result`.
+  /// With `jpeg`, the GPU decodes and/or encodes it too (gpu_pool.hpp). Thread-safe. Throws the
+  /// blur's errors (a kernel that cannot be compiled, --device gpu without one), and
+  /// GpuJpegError where the JPEG it was to decode must be decoded on the CPU first (nvJPEG did not
+  /// take it, or the CPU blurs).
+  void blur(PreparedImage& image, const std::string& key, FileResult& result,
+            GpuJpegWork* jpeg = nullptr);
+
+  /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
+  GpuPool* gpus(std::string& why);
+
+  /// Whether some image was blurred on the CPU / on a GPU.
+  bool used_cpu() const;
+
+ private:
+  struct Started;
+  void blur_on_cpu(PreparedImage& image, FileResult& result);
+  const DeviceChoice choice_;
+  KernelLibrary& kernels_;
+  const std::function<void(const std::string&)> announce_;
+  std::future<std::unique_ptr<Started>> starting_;
+  std::once_flag started_once_;
+  std::unique_ptr<Started> started_;
+  std::once_flag announce_once_;
+  mutable std::mutex mutex_;  // guards the flags below
+  bool gpu_failed_ = false;   // the GPUs failed during the run: the CPU takes the rest (auto)
+  bool used_cpu_ = false;
+};
+
+}  // namespace gpublur

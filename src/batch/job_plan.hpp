@@ -1,0 +1,60 @@
+// job_plan.hpp — which files a command blurs and where each result goes, worked out before any
+// image is read: directories listed (sorted, optionally recursive), --from-list read, output
+// names made (mirroring paths below each directory argument), and every conflict found up front
+// (two inputs writing one output, an output replacing an input, a format gpublur cannot write).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codecs/image_format.hpp"
+
+namespace gpublur {
+
+/// One image to blur.
+struct Job {
+  std::string input;                       // as given or found; "-" is standard input
+  std::string output;                      // "-" is standard output
+  ImageFormat format = ImageFormat::kPng;  // the output's
+  bool exists = false;  // the output existed when planned (--skip-existing leaves it alone)
+};
+
+/// What the command line named.
+struct BatchInputs {
+  std::vector<std::string> paths;        // files and directories
+  std::optional<std::string> from_list;  // a file of paths, one per line; "-": standard input
+  bool recursive = false;                // directories: descend into subdirectories
+  std::string output_dir;                // where results go
+  std::optional<ImageFormat> format;     // convert every output to this format
+};
+
+struct Plan {
+  std::vector<Job> jobs;
+  std::size_t ignored = 0;  // files in directories that are not images gpublur reads (by name)
+  std::size_t total = 0;    // jobs in the whole batch, when `jobs` is one shard of it
+};
+
+/// The jobs of a batch, in a stable order: each path argument in turn (a directory's images
+/// sorted by path), then --from-list's. Outputs: a file argument or list entry goes to
+/// output_dir/its name; a directory's images to output_dir/their path below that directory. With
+/// `format`, each output's extension becomes the format's. Throws UsageError for collisions (two
+/// jobs, one output), an output that would replace its input, an output format gpublur does not
+/// write (naming --format), a list that cannot be read.
+Plan plan_batch(const BatchInputs& inputs);
+
+/// One file, in to out (the single-image command), with the output format from out's extension,
+/// or `format` (needed when out is "-", standard output).
+Job single_job(const std::string& input, const std::string& output,
+               std::optional<ImageFormat> format);
+
+/// The same format for an output path: from its extension.
+std::optional<ImageFormat> output_format(const std::string& path,
+                                         std::optional<ImageFormat> format);
+
+/// K-th of N deterministic parts (0-based) of a plan's jobs, for clusters: job i belongs to part
+/// i % N, so parts differ in size by at most one and every job belongs to exactly one.
+std::vector<Job> shard(const std::vector<Job>& jobs, std::size_t index, std::size_t count);
+
+}  // namespace gpublur

@@ -1,0 +1,347 @@
+// pipeline.cpp — the stages, on oneTBB's parallel_pipeline.
+#include "batch/pipeline.hpp"
+
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <tbb/parallel_pipeline.h>
+#include <tbb/task_arena.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "base/atomic_file.hpp"
+#include "base/stop_signals.hpp"
+#include "batch/jpeg_route.hpp"
+#include "batch/prepared_image.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "codecs/jpeg_markers.hpp"
+
+namespace gpublur {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Bytes of decoded images in flight. A decode waits while the budget is spent (unless nothing
+// is in flight), so a batch of large images holds a few at a time, not a token's worth each.
+class MemoryBudget {
+ public:
+  explicit MemoryBudget(std::uint64_t limit) : limit_(limit) {}
+  void wait_for_room() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    room_.wait(lock, [&] { return in_use_ == 0 || in_use_ < limit_; });
+  }
+  void add(std::uint64_t bytes) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    in_use_ += bytes;
+  }
+  void release(std::uint64_t bytes) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      in_use_ -= bytes;
+    }
+    room_.notify_all();
+  }
+
+ private:
+  const std::uint64_t limit_;
+  std::mutex mutex_;  // guards in_use_
+  std::condition_variable room_;
+  std::uint64_t in_use_ = 0;
+};
+
+// One job on its way through the stages.
+struct Item {
+  FileResult result;
+  std::optional<PreparedImage> prepared;
+  Metadata metadata;
+  ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
+  std::uint64_t held = 0;             // bytes counted against the budget
+  std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
+  std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
+
+  bool going() const { return result.status == FileResult::Status::kDone; }
+};
+
+std::uint64_t bytes_of(const PreparedImage& p) {
+  return p.format == SampleFormat::k8    ? p.image.byte_count()
+         : p.format == SampleFormat::k16 ? p.image16.byte_count()
+                                         : p.imagef.byte_count();
+}
+
+// Runs one stage's work on an item, turning what it throws into the item's failure.
+template <typename F>
+void stage(Item& item, F&& work) {
+  if (!item.going()) return;
+  if (stop_requested()) {
+    item.result.status = FileResult::Status::kInterrupted;
+    return;
+  }
+  try {
+    work();
+  } catch (const Error& e) {
+    item.result.status = FileResult::Status::kFailed;
+    item.result.error = printable(e.what());
+    item.result.exit_code = e.exit_code();
+    if (const auto* compile = dynamic_cast<const CompileError*>(&e)) {
+      item.result.error += " (options: " + compile->options() + ")\n" + compile->log() +
+                           "\ngpublur: rerun with --dump-source FILE to see the generated source";
+    }
+  } catch (const std::bad_alloc&) {
+    item.result.status = FileResult::Status::kFailed;
+    item.result.error = "cannot blur '" + printable(item.result.job.input) + "': out of memory";
+    item.result.exit_code = kExitFailure;
+  } catch (const std::exception& e) {
+    item.result.status = FileResult::Status::kFailed;
+    item.result.error = "internal: " + printable(e.what());
+    item.result.exit_code = kExitFailure;
+  }
+}
+
+std::string input_name(const Job& job) { return job.input == "-" ? "standard input" : job.input; }
+
+// A JPEG the GPU will decode: its header's facts, its samples not yet there. Empty where the CPU
+// decodes it (--codec cpu, no GPU or no nvJPEG, a kind nvJPEG's hardware path does not take, a
+// header libjpeg refuses, --linear, which needs the samples on the host).
+std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& bytes, Item& item,
+                                           const PipelineSettings& s, JpegRoute& route) {
+  if (!route.may_use_gpu() || s.blur.linear ||
+      sniff_format(bytes.data(), bytes.size(), item.result.job.input) != ImageFormat::kJpeg) {
+    return std::nullopt;
+  }
+  const auto start = Clock::now();
+  JpegFacts facts;
+  try {
+    facts = read_jpeg_facts(bytes.data(), bytes.size(), s.limits);
+  } catch (const IoError&) {
+    return std::nullopt;  // the CPU's decoder reports it, in its words, with the file's name
+  }
+  item.result.stages.emplace_back("parse", ms_since(start));
+  std::string why = facts.why_not;
+  if (!facts.gpu_decodable || !route.takes_decode(why)) {
+    item.result.notes.push_back("decoded on the CPU: " + why);
+    return std::nullopt;
+  }
+  DecodedImage d;
+  d.format = ImageFormat::kJpeg;
+  d.image.width = facts.width, d.image.height = facts.height, d.image.channels = facts.channels;
+  d.metadata = std::move(facts.metadata);
+  d.subsampling = facts.subsampling;
+  return d;
+}
+
+// Fills the item's facts from `decoded` and prepares it for the blur.
+void prepare(Item& item, DecodedImage&& decoded, const PipelineSettings& s) {
+  FileResult& r = item.result;
+  r.width = decoded.width(), r.height = decoded.height(), r.channels = decoded.channels();
+  r.bits = decoded.bits;
+  r.format_in = std::string(format_name(decoded.format));
+  if (!s.strip_metadata) item.metadata = std::move(decoded.metadata);
+  item.subsampling = decoded.subsampling;
+  const auto start = Clock::now();
+  item.prepared = prepare_image(std::move(decoded), s.blur, r.job.format);
+  r.stages.emplace_back("prepare", ms_since(start));
+  r.spec = item.prepared->spec;
+  r.samples = item.prepared->format;
+  r.kernel_key = kernel_key(*item.prepared);
+  r.notes = item.prepared->notes;
+  r.warning = item.prepared->warning;
+  r.conversion = item.prepared->warning;
+}
+
+DecodedImage decode_on_cpu(const std::vector<std::uint8_t>& bytes, FileResult& r,
+                           const PipelineSettings& s) {
+  const auto start = Clock::now();
+  DecodedImage decoded = decode_image(bytes, input_name(r.job), s.limits);
+  r.stages.emplace_back("decode", ms_since(start));
+  if (decoded.format == ImageFormat::kJpeg) r.decoder = "libjpeg-turbo";
+  return decoded;
+}
+
+void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget,
+                      JpegRoute& route) {
+  FileResult& r = item.result;
+  budget.wait_for_room();
+  const auto start = Clock::now();
+  std::vector<std::uint8_t> bytes = read_file(r.job.input);
+  r.stages.emplace_back("read", ms_since(start));
+  r.bytes_in = bytes.size();
+  if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route)) {
+    item.jpeg = std::move(bytes);
+    prepare(item, std::move(*undecoded), s);
+    item.held = item.jpeg.size();
+  } else {
+    DecodedImage decoded = decode_on_cpu(bytes, r, s);
+    bytes = {};
+    prepare(item, std::move(decoded), s);
+    item.held = bytes_of(*item.prepared);
+  }
+  budget.add(item.held);
+}
+
+// The blur, with the GPU's JPEG codec where the route gives it the file. What nvJPEG hands back
+// is decoded on the CPU (which reports a damaged file as it always does) and blurred again
+// without it.
+void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRoute& route) {
+  FileResult& r = item.result;
+  const std::string key = kernel_key(*item.prepared);
+  GpuJpegWork work;
+  const bool gpu_decoded = !item.jpeg.empty();
+  if (gpu_decoded) work.decode = &item.jpeg;
+  if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared)) {
+    const ChromaSubsampling asked = s.encode.jpeg_subsampling == ChromaSubsampling::kAuto
+                                        ? item.subsampling
+                                        : s.encode.jpeg_subsampling;
+    work.encode = JpegEncodeSettings{s.encode.jpeg_quality,
+                                     resolved_subsampling(asked, s.encode.jpeg_quality)};
+  }
+  const bool with_codec = work.decode || work.encode;
+  try {
+    device.blur(*item.prepared, key, r, with_codec ? &work : nullptr);
+  } catch (const GpuJpegError& e) {
+    work = GpuJpegWork{};
+    if (gpu_decoded) {
+      DecodedImage decoded = decode_on_cpu(item.jpeg, r, s);
+      item.jpeg = {};
+      prepare(item, std::move(decoded), s);  // (its notes replace the file's notes)
+    }
+    r.notes.push_back(std::string("the CPU's codec took it: ") + e.what());
+    device.blur(*item.prepared, key, r);
+    return;
+  }
+  if (gpu_decoded) {
+    item.jpeg = {};
+    r.decoder = JpegRoute::gpu_codec_name(work.decoder);
+  }
+  if (work.encode && !work.encoded.empty()) {
+    item.encoded = std::move(work.encoded);
+    r.encoder = "nvjpeg";
+  }
+}
+
+std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeOptions options,
+                                 const Metadata& metadata) {
+  if (f.bits == 32) return encode_image(f.imagef, job.format, options, metadata);
+  if (f.bits == 16) return encode_image(f.image16, job.format, options, metadata);
+  return encode_image(f.image, job.format, options, metadata);
+}
+
+void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
+                  Durability durability) {
+  if (path == "-") {
+    std::cout.write(reinterpret_cast<const char*>(bytes.data()),
+                    static_cast<std::streamsize>(bytes.size()));
+    std::cout.flush();
+    if (!std::cout) throw IoError("cannot write to standard output");
+    return;
+  }
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!parent.empty()) std::filesystem::create_directories(parent, error);
+  if (error)
+    throw IoError("cannot create '" + printable(parent.string()) + "': " + error.message());
+  write_file_atomically(path, bytes, durability);
+}
+
+void finish_and_write(Item& item, const PipelineSettings& s) {
+  FileResult& r = item.result;
+  auto start = Clock::now();
+  const bool linear = item.prepared->srgb_bits != 0;
+  const FinishedImage finished = finish_image(std::move(*item.prepared));
+  item.prepared.reset();
+  if (linear) r.stages.emplace_back("from linear", ms_since(start));
+  EncodeOptions options = s.encode;
+  if (options.jpeg_subsampling == ChromaSubsampling::kAuto)
+    options.jpeg_subsampling = item.subsampling;
+  for (const std::string& lost : metadata_not_kept(item.metadata, r.job.format)) {
+    r.notes.push_back(lost + " not kept: " + std::string(format_name(r.job.format)) +
+                      " cannot hold it");
+  }
+  start = Clock::now();
+  std::vector<std::uint8_t> bytes;
+  if (!item.encoded.empty()) {  // encoded on the GPU: the metadata the CPU's encoder writes
+    bytes = with_jpeg_metadata(item.encoded, item.metadata);
+    item.encoded = {};
+    r.stages.emplace_back("metadata", ms_since(start));
+  } else {
+    bytes = encode(finished, r.job, options, item.metadata);
+    r.stages.emplace_back("encode", ms_since(start));
+    if (r.job.format == ImageFormat::kJpeg) r.encoder = "libjpeg-turbo";
+  }
+  r.bytes_out = bytes.size();
+  if (stop_requested()) {  // nothing new is written once asked to stop
+    r.status = FileResult::Status::kInterrupted;
+    return;
+  }
+  start = Clock::now();
+  write_output(r.job.output, bytes, s.durability);
+  r.stages.emplace_back("write", ms_since(start));
+}
+
+}  // namespace
+
+void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings,
+                  BlurDevice& device, FileObserver& observer) {
+  const int concurrency =
+      settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
+  // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
+  // and each waiting image holds a thread: threads that only wait, beside those that work, so
+  // that four full stacks (gpu_pool's kMaxStack: two on the GPU's slots, two gathering) can be
+  // under way while the CPU's threads go on.
+  constexpr int kGpuJpegInFlight = 64;
+  JpegRoute route(settings.codec, device);
+  const int waiting_threads = route.may_use_gpu() ? kGpuJpegInFlight : 0;
+  std::optional<tbb::global_control> threads;
+  if (settings.threads > 0 || waiting_threads > 0) {
+    threads.emplace(tbb::global_control::max_allowed_parallelism,
+                    static_cast<std::size_t>(concurrency + waiting_threads));
+  }
+  tbb::task_arena arena(concurrency + waiting_threads);
+  // Two images per thread: one in a CPU stage, one waiting for or on the GPU.
+  const std::size_t tokens =
+      static_cast<std::size_t>(std::clamp(2 * (concurrency + waiting_threads), 4, 256));
+  MemoryBudget budget(settings.memory_budget);
+  std::size_t next = 0;
+  arena.execute([&] {
+    tbb::parallel_pipeline(
+        tokens,
+        tbb::make_filter<
+            void, Item*>(tbb::filter_mode::serial_in_order, [&](tbb::flow_control& fc) -> Item* {
+          if (next == jobs.size() || stop_requested()) {
+            fc.stop();
+            return nullptr;
+          }
+          auto item = std::make_unique<Item>();
+          item->result.job = jobs[next++];
+          if (settings.skip_existing && item->result.job.exists) {
+            item->result.status = FileResult::Status::kSkipped;
+          }
+          return item.release();
+        }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
+          stage(*item, [&] { read_and_prepare(*item, settings, budget, route); });
+          return item;
+        }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
+          stage(*item, [&] { blur_item(*item, settings, device, route); });
+          return item;
+        }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
+          stage(*item, [&] { finish_and_write(*item, settings); });
+          return item;
+        }) & tbb::make_filter<Item*, void>(tbb::filter_mode::serial_out_of_order, [&](Item* item) {
+          const std::unique_ptr<Item> owned(item);
+          budget.release(item->held);
+          observer.file_done(item->result);
+        }));
+  });
+}
+
+}  // namespace gpublur

@@ -1,0 +1,305 @@
+// bmp_codec.cpp — BMP's headers, palettes, bit fields and run-length codes.
+#include "codecs/bmp_codec.hpp"
+
+#include <array>
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "base/byte_reader.hpp"
+#include "base/errors.hpp"
+
+namespace gpublur {
+namespace {
+
+constexpr std::uint32_t kRgb = 0, kRle8 = 1, kRle4 = 2, kBitFields = 3, kAlphaBitFields = 6;
+
+struct Header {
+  std::int64_t width = 0, height = 0;
+  bool top_down = false;
+  int bpp = 0;
+  std::uint32_t compression = kRgb;
+  std::uint32_t colours_used = 0;
+  std::array<std::uint32_t, 4> masks{};  // R, G, B, A; all 0: the format's default
+  bool core = false;                     // OS/2 BITMAPCOREHEADER: 3-byte palette entries
+  std::int32_t x_ppm = 0, y_ppm = 0;
+  std::uint32_t data_offset = 0;
+};
+
+void read_masks(ByteReader& r, Header& h, int count) {
+  for (int i = 0; i < count; ++i) h.masks[static_cast<std::size_t>(i)] = r.u32le();
+}
+
+Header read_header(ByteReader& r) {
+  Header h;
+  if (r.u8() != 'B' || r.u8() != 'M') throw IoError("not a BMP file");
+  r.skip(8);  // file size, reserved
+  h.data_offset = r.u32le();
+  const std::uint32_t dib = r.u32le();
+  const std::size_t dib_start = r.position() - 4;
+  if (dib == 12) {
+    h.core = true;
+    h.width = r.u16le();
+    h.height = r.u16le();
+    r.skip(2);
+    h.bpp = r.u16le();
+  } else if (dib >= 40 && dib <= 124) {
+    h.width = r.i32le();
+    const std::int64_t height = r.i32le();
+    h.top_down = height < 0;
+    h.height = height < 0 ? -height : height;
+    r.skip(2);  // planes
+    h.bpp = r.u16le();
+    h.compression = r.u32le();
+    r.skip(4);  // image size
+    h.x_ppm = r.i32le();
+    h.y_ppm = r.i32le();
+    h.colours_used = r.u32le();
+    r.skip(4);  // important colours
+    const bool fields = h.compression == kBitFields || h.compression == kAlphaBitFields;
+    if (dib >= 52) {
+      read_masks(r, h, dib >= 56 ? 4 : 3);
+    } else if (fields) {  // after a 40-byte header
+      read_masks(r, h, h.compression == kAlphaBitFields ? 4 : 3);
+      return h;
+    }
+    r.seek(dib_start + dib);
+    if (!fields) h.masks = {};  // masks in a V4/V5 header count only with BI_BITFIELDS
+  } else {
+    throw IoError("BMP with a header of " + std::to_string(dib) + " bytes");
+  }
+  return h;
+}
+
+// Bits above a mask's lowest set bit, and how many are set.
+struct Field {
+  int shift = 0;
+  int bits = 0;
+};
+Field field_of(std::uint32_t mask) {
+  Field f;
+  if (mask == 0) return f;
+  while (!(mask & 1u)) mask >>= 1, ++f.shift;
+  while (mask & 1u) mask >>= 1, ++f.bits;
+  return f;
+}
+
+// A field's value widened (bit replication) or narrowed (top bits) to 8 bits, as stb_image does.
+std::uint8_t eight_bits(std::uint32_t pixel, const Field& f) {
+  if (f.bits == 0) return 0;
+  std::uint32_t v = (pixel >> f.shift) & ((f.bits >= 32 ? 0u : (1u << f.bits)) - 1u);
+  if (f.bits >= 8) return static_cast<std::uint8_t>(v >> (f.bits - 8));
+  static const unsigned kMultiply[9] = {0, 0xff, 0x55, 0x49, 0x11, 0x21, 0x41, 0x81, 0x01};
+  static const unsigned kShift[9] = {0, 0, 0, 1, 0, 2, 4, 6, 0};
+  return static_cast<std::uint8_t>((v * kMultiply[f.bits]) >> kShift[f.bits]);
+}
+
+using Palette = std::vector<std::array<std::uint8_t, 3>>;
+
+Palette read_palette(ByteReader& r, const Header& h) {
+  const std::uint32_t full = 1u << h.bpp;
+  const std::uint32_t count = h.colours_used == 0 || h.colours_used > full ? full : h.colours_used;
+  Palette p(256, {0, 0, 0});  // indices past the palette read as black
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const std::uint8_t* e = r.take(h.core ? 3 : 4);
+    p[i] = {e[2], e[1], e[0]};
+  }
+  return p;
+}
+
+// Palette indices of the whole image, top row first, from RLE8 or RLE4 codes. Pixels the codes
+// skip (deltas, early ends) keep index 0.
+std::vector<std::uint8_t> run_length_indices(ByteReader& r, const Header& h) {
+  const auto w = static_cast<std::size_t>(h.width), height = static_cast<std::size_t>(h.height);
+  std::vector<std::uint8_t> indices(w * height, 0);
+  std::size_t x = 0, y = 0;  // y counts rows in file order (bottom-up unless top_down)
+  const bool four = h.compression == kRle4;
+  const auto put = [&](std::uint8_t index) {
+    if (x < w && y < height) {
+      const std::size_t row = h.top_down ? y : height - 1 - y;
+      indices[row * w + x] = index;
+    }
+    ++x;
+  };
+  while (y < height && !r.at_end()) {
+    const std::uint8_t count = r.u8(), value = r.u8();
+    if (count > 0) {  // a run: `count` pixels of value (RLE4: its two nibbles alternating)
+      for (int i = 0; i < count; ++i) put(four ? (i % 2 ? value & 15 : value >> 4) : value);
+    } else if (value == 0) {  // end of line
+      x = 0, ++y;
+    } else if (value == 1) {  // end of bitmap
+      break;
+    } else if (value == 2) {  // delta
+      x += r.u8();
+      y += r.u8();
+    } else {  // `value` literal pixels, padded to 16 bits
+      const std::size_t bytes = four ? (value + 1u) / 2 : value;
+      const std::uint8_t* literal = r.take(bytes);
+      for (int i = 0; i < value; ++i) {
+        put(four ? (i % 2 ? literal[i / 2] & 15 : literal[i / 2] >> 4) : literal[i]);
+      }
+      if (bytes % 2) r.skip(1);
+    }
+  }
+  return indices;
+}
+
+std::uint32_t pixel_bits(const std::uint8_t* row, std::size_t x, int bpp) {
+  switch (bpp) {
+    case 1:
+      return (row[x / 8] >> (7 - x % 8)) & 1u;
+    case 4:
+      return (row[x / 2] >> (x % 2 ? 0 : 4)) & 15u;
+    case 8:
+      return row[x];
+    case 16:
+      return row[2 * x] | std::uint32_t{row[2 * x + 1]} << 8;
+    case 24:
+      return row[3 * x] | std::uint32_t{row[3 * x + 1]} << 8 | std::uint32_t{row[3 * x + 2]} << 16;
+    default:
+      return row[4 * x] | std::uint32_t{row[4 * x + 1]} << 8 | std::uint32_t{row[4 * x + 2]} << 16 |
+             std::uint32_t{row[4 * x + 3]} << 24;
+  }
+}
+
+// Uncompressed pixels (and bit fields): colours through the palette or the masks.
+Image read_pixels(ByteReader& r, const Header& h, const Palette& palette,
+                  std::array<std::uint32_t, 4> masks) {
+  const std::size_t stride =
+      (static_cast<std::size_t>(h.width) * static_cast<std::size_t>(h.bpp) + 31) / 32 * 4;
+  check_data_holds(r.remaining(), stride * static_cast<std::size_t>(h.height), "pixel data");
+  const bool paletted = h.bpp <= 8;
+  if (!paletted && masks == std::array<std::uint32_t, 4>{}) {  // BI_RGB's layouts
+    masks = h.bpp == 16 ? std::array<std::uint32_t, 4>{0x7c00, 0x3e0, 0x1f, 0}
+                        : std::array<std::uint32_t, 4>{0xff0000, 0xff00, 0xff,
+                                                       h.bpp == 32 ? 0xff000000u : 0};
+  }
+  const Field fields[4] = {field_of(masks[0]), field_of(masks[1]), field_of(masks[2]),
+                           field_of(masks[3])};
+  const std::uint8_t* data = r.take(stride * static_cast<std::size_t>(h.height));
+  const auto w = static_cast<std::size_t>(h.width);
+  // Alpha where a mask has it and some pixel's is not 0 (all 0: the field is unused padding).
+  bool alpha = false;
+  if (!paletted && fields[3].bits > 0) {
+    for (std::size_t y = 0; y < static_cast<std::size_t>(h.height) && !alpha; ++y) {
+      for (std::size_t x = 0; x < w && !alpha; ++x)
+        alpha = eight_bits(pixel_bits(data + y * stride, x, h.bpp), fields[3]) != 0;
+    }
+  }
+  Image image = make_image(static_cast<int>(h.width), static_cast<int>(h.height), alpha ? 4 : 3);
+  const auto c = static_cast<std::size_t>(image.channels);
+  for (std::size_t y = 0; y < static_cast<std::size_t>(h.height); ++y) {
+    const std::uint8_t* row =
+        data + (h.top_down ? y : static_cast<std::size_t>(h.height) - 1 - y) * stride;
+    std::uint8_t* out = image.pixels.data() + y * image.row_samples();
+    for (std::size_t x = 0; x < w; ++x, out += c) {
+      const std::uint32_t v = pixel_bits(row, x, h.bpp);
+      if (paletted) {
+        const auto& e = palette[v & 255u];
+        out[0] = e[0], out[1] = e[1], out[2] = e[2];
+        continue;
+      }
+      for (std::size_t k = 0; k < c; ++k) out[k] = eight_bits(v, fields[k]);
+    }
+  }
+  return image;
+}
+
+Image from_indices(const std::vector<std::uint8_t>& indices, const Header& h,
+                   const Palette& palette) {
+  Image image = make_image(static_cast<int>(h.width), static_cast<int>(h.height), 3);
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    const auto& e = palette[indices[i]];
+    image.pixels[3 * i] = e[0], image.pixels[3 * i + 1] = e[1], image.pixels[3 * i + 2] = e[2];
+  }
+  return image;
+}
+
+void put16(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  out.push_back(static_cast<std::uint8_t>(v));
+  out.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  put16(out, v & 0xffffu);
+  put16(out, v >> 16);
+}
+
+std::int32_t pixels_per_metre(const std::optional<Density>& d, bool x) {
+  if (!d || d->unit == Density::Unit::kNone) return 0;
+  const double v = (x ? d->x : d->y) * (d->unit == Density::Unit::kInch ? 100.0 / 2.54 : 100.0);
+  return v > 0 && v < 2e9 ? static_cast<std::int32_t>(std::lround(v)) : 0;
+}
+
+}  // namespace
+
+DecodedImage decode_bmp(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
+  ByteReader r(data, size);
+  const Header h = read_header(r);
+  check_image_size(h.width, h.height, limits);
+  const bool rle = h.compression == kRle8 || h.compression == kRle4;
+  const bool known_depth =
+      h.bpp == 1 || h.bpp == 4 || h.bpp == 8 || h.bpp == 16 || h.bpp == 24 || h.bpp == 32;
+  if (!known_depth || (rle && h.bpp != (h.compression == kRle8 ? 8 : 4)) ||
+      (h.compression != kRgb && !rle && h.compression != kBitFields &&
+       h.compression != kAlphaBitFields)) {
+    throw IoError("BMP of " + std::to_string(h.bpp) + " bits per pixel, compression " +
+                  std::to_string(h.compression) + ": not supported");
+  }
+  const Palette palette = h.bpp <= 8 ? read_palette(r, h) : Palette{};
+  r.seek(h.data_offset);
+  DecodedImage result;
+  result.format = ImageFormat::kBmp;
+  result.image = rle ? from_indices(run_length_indices(r, h), h, palette)
+                     : read_pixels(r, h, palette, h.masks);
+  if (h.x_ppm > 0 && h.y_ppm > 0) {
+    result.metadata.density = Density{h.x_ppm / 100.0, h.y_ppm / 100.0, Density::Unit::kCentimetre};
+  }
+  return result;
+}
+
+std::vector<std::uint8_t> encode_bmp(const Image& image, const Metadata& metadata) {
+  const bool alpha = image.channels == 2 || image.channels == 4;
+  const int bpp = alpha ? 32 : 24;
+  const std::size_t pixel_size = alpha ? 4 : 3;
+  const std::size_t stride = (static_cast<std::size_t>(image.width) * pixel_size + 3) / 4 * 4;
+  const std::uint32_t header = alpha ? 108 : 40;  // BITMAPV4HEADER carries the alpha mask
+  const std::size_t pixel_bytes = stride * static_cast<std::size_t>(image.height);
+  if (pixel_bytes > 0xffffffffu - 14 - header) throw IoError("image too large for BMP");
+  std::vector<std::uint8_t> out = {'B', 'M'};
+  out.reserve(14 + header + pixel_bytes);
+  put32(out, static_cast<std::uint32_t>(14 + header + pixel_bytes));
+  put32(out, 0);
+  put32(out, 14 + header);
+  put32(out, header);
+  put32(out, static_cast<std::uint32_t>(image.width));
+  put32(out, static_cast<std::uint32_t>(image.height));  // positive: bottom-up
+  put16(out, 1);
+  put16(out, static_cast<std::uint32_t>(bpp));
+  put32(out, alpha ? kBitFields : kRgb);
+  put32(out, static_cast<std::uint32_t>(pixel_bytes));
+  put32(out, static_cast<std::uint32_t>(pixels_per_metre(metadata.density, true)));
+  put32(out, static_cast<std::uint32_t>(pixels_per_metre(metadata.density, false)));
+  put32(out, 0);
+  put32(out, 0);
+  if (alpha) {
+    for (std::uint32_t mask : {0xff0000u, 0xff00u, 0xffu, 0xff000000u}) put32(out, mask);
+    put32(out, 0x73524742);          // LCS_sRGB
+    out.resize(out.size() + 48, 0);  // endpoints and gamma, unused for sRGB
+  }
+  const auto c = static_cast<std::size_t>(image.channels);
+  std::vector<std::uint8_t> row(stride, 0);
+  for (int y = image.height - 1; y >= 0; --y) {
+    const std::uint8_t* src =
+        image.pixels.data() + static_cast<std::size_t>(y) * image.row_samples();
+    for (std::size_t x = 0; x < static_cast<std::size_t>(image.width); ++x, src += c) {
+      std::uint8_t* px = &row[x * pixel_size];
+      const bool gray = c <= 2;
+      px[0] = src[gray ? 0 : 2], px[1] = src[gray ? 0 : 1], px[2] = src[0];
+      if (alpha) px[3] = src[c - 1];
+    }
+    out.insert(out.end(), row.begin(), row.end());
+  }
+  return out;
+}
+
+}  // namespace gpublur

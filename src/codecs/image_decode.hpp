@@ -1,0 +1,36 @@
+// image_decode.hpp — reading image files: the bytes of a path (or stdin), then the decoder for the
+// format their content shows (not their name: a PNG called .jpg is read as the PNG it is).
+// Every decoder checks the image's size against DecodeLimits before it allocates pixels.
+// Thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "codecs/decoded_image.hpp"
+#include "image/decode_limits.hpp"
+
+namespace gpublur {
+
+/// Files larger than this are refused before they are read.
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{4} << 30;
+
+/// The bytes of the file at `path`; "-" reads standard input to its end. Pipes and other streams
+/// are read to their end too. Throws IoError("cannot read 'path': why"): missing, unreadable, a
+/// directory, larger than kMaxFileBytes.
+std::vector<std::uint8_t> read_file(const std::string& path);
+
+/// Decodes `bytes` by their content (TGA, which has no signature, by `name`'s extension too).
+/// `name` names the file in errors. Throws IoError("cannot read 'name': why").
+DecodedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::string& name,
+                          const DecodeLimits& limits = {});
+
+/// read_file, then decode_image.
+DecodedImage read_image(const std::string& path, const DecodeLimits& limits = {});
+
+/// A text safe to print on a terminal: control bytes and bytes that are not UTF-8 as \xNN, so
+/// nothing a file or its name holds reaches the terminal raw.
+std::string printable(const std::string& text);
+
+}  // namespace gpublur

@@ -1,0 +1,25 @@
+// pnm_codec.hpp — Netpbm files (PBM, PGM, PPM, PAM), read and written by gpublur's own small codec
+// (fuzzed by fuzz/fuzz_pnm.cpp; tests hold it to stb_image's samples where stb reads the file).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "codecs/decoded_image.hpp"
+#include "image/decode_limits.hpp"
+
+namespace gpublur {
+
+/// P1-P6 (ASCII and binary bitmaps, gray maps and pixel maps) and P7 (PAM: 1-4 channels). Samples
+/// of a maximum up to 255 come out as 8 bits, above as 16, scaled to the full range when the
+/// maximum is another (v * 255 / max, rounded); bitmaps as gray 255 (white) and 0. Checks the
+/// size against `limits`, and that the data can hold the image, before allocating. Throws IoError.
+DecodedImage decode_pnm(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits);
+
+/// P5 (gray), P6 (RGB), or P7 (gray+alpha, RGBA); 8 or 16 bits (maximum 255 or 65535).
+/// Sample: std::uint8_t or std::uint16_t.
+template <typename Sample>
+std::vector<std::uint8_t> encode_pnm(const Raster<Sample>& image);
+
+}  // namespace gpublur

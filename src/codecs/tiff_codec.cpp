@@ -1,0 +1,395 @@
+// tiff_codec.cpp — libtiff on memory: a client-opened handle whose errors are kept per handle
+// (libtiff's global handlers would print to stderr and race between threads).
+#include "codecs/tiff_codec.hpp"
+
+#include <tiffio.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "base/errors.hpp"
+#include "codecs/exif_tiff.hpp"
+
+namespace gpublur {
+namespace {
+
+// The file libtiff reads from (data) or writes into (out).
+struct MemoryFile {
+  const std::uint8_t* data = nullptr;
+  std::vector<std::uint8_t>* out = nullptr;
+  std::uint64_t size = 0;
+  std::uint64_t pos = 0;
+};
+
+MemoryFile& file_of(thandle_t h) { return *static_cast<MemoryFile*>(h); }
+
+tmsize_t read_proc(thandle_t h, void* buffer, tmsize_t n) {
+  MemoryFile& f = file_of(h);
+  if (!f.data || n < 0 || f.pos >= f.size) return 0;
+  const auto count = std::min<std::uint64_t>(static_cast<std::uint64_t>(n), f.size - f.pos);
+  std::memcpy(buffer, f.data + f.pos, count);
+  f.pos += count;
+  return static_cast<tmsize_t>(count);
+}
+
+tmsize_t write_proc(thandle_t h, void* buffer, tmsize_t n) {
+  MemoryFile& f = file_of(h);
+  if (!f.out || n < 0) return -1;
+  const std::uint64_t end = f.pos + static_cast<std::uint64_t>(n);
+  if (end > f.out->size()) f.out->resize(end);
+  std::memcpy(f.out->data() + f.pos, buffer, static_cast<std::size_t>(n));
+  f.pos = end;
+  f.size = std::max(f.size, end);
+  return n;
+}
+
+toff_t seek_proc(thandle_t h, toff_t offset, int whence) {
+  MemoryFile& f = file_of(h);
+  const std::uint64_t base = whence == SEEK_CUR ? f.pos : whence == SEEK_END ? f.size : 0;
+  f.pos = base + offset;
+  return f.pos;
+}
+
+int close_proc(thandle_t) { return 0; }
+toff_t size_proc(thandle_t h) { return file_of(h).size; }
+int map_proc(thandle_t, void**, toff_t*) { return 0; }
+void unmap_proc(thandle_t, void*, toff_t) {}
+
+// The first error libtiff reports on a handle; warnings are dropped (libtiff decodes through them).
+struct Messages {
+  std::string error;
+};
+
+int on_error(TIFF*, void* user, const char*, const char* format, va_list args) {
+  auto* messages = static_cast<Messages*>(user);
+  if (messages->error.empty()) {
+    char text[512];
+    std::vsnprintf(text, sizeof text, format, args);
+    messages->error = text;
+  }
+  return 1;  // handled: libtiff's global handler does not print it
+}
+int on_warning(TIFF*, void*, const char*, const char*, va_list) { return 1; }
+
+class Handle {
+ public:
+  Handle(MemoryFile& file, const char* mode, tmsize_t max_alloc) {
+    TIFFOpenOptions* options = TIFFOpenOptionsAlloc();
+    TIFFOpenOptionsSetErrorHandlerExtR(options, on_error, &messages_);
+    TIFFOpenOptionsSetWarningHandlerExtR(options, on_warning, nullptr);
+    TIFFOpenOptionsSetMaxSingleMemAlloc(options, max_alloc);
+    tif_ = TIFFClientOpenExt("memory", mode, &file, read_proc, write_proc, seek_proc, close_proc,
+                             size_proc, map_proc, unmap_proc, options);
+    TIFFOpenOptionsFree(options);
+  }
+  ~Handle() {
+    if (tif_) TIFFClose(tif_);
+  }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  TIFF* get() const { return tif_; }
+  /// Closes (and so, writing, finishes) the file; true unless libtiff reported an error.
+  bool close() {
+    if (tif_) TIFFClose(tif_);
+    tif_ = nullptr;
+    return messages_.error.empty();
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw IoError(what + (messages_.error.empty() ? "" : ": " + messages_.error));
+  }
+
+ private:
+  Messages messages_;
+  TIFF* tif_ = nullptr;
+};
+
+struct Layout {
+  std::uint32_t width = 0, height = 0;
+  std::uint16_t spp = 1, bps = 1, photometric = PHOTOMETRIC_MINISBLACK;
+  std::uint16_t planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT;
+  bool associated_alpha = false;
+};
+
+Layout layout_of(TIFF* tif) {
+  Layout l;
+  TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &l.width);
+  TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &l.height);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &l.spp);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &l.bps);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &l.planar);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &l.format);
+  if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &l.photometric)) {
+    l.photometric = l.spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
+  }
+  std::uint16_t extra_count = 0;
+  std::uint16_t* extra = nullptr;
+  if (TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &extra_count, &extra) && extra_count > 0 && extra) {
+    l.associated_alpha = extra[0] == EXTRASAMPLE_ASSOCALPHA;
+  }
+  return l;
+}
+
+// Whether the samples can be copied as they are: 8 or 16 bits, unsigned, gray(+alpha) or RGB(A).
+bool direct(Layout& l, TIFF* tif) {
+  std::uint16_t compression = COMPRESSION_NONE;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
+  if (l.photometric == PHOTOMETRIC_YCBCR && compression == COMPRESSION_JPEG && l.spp == 3) {
+    TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);  // libjpeg converts to RGB
+    l.photometric = PHOTOMETRIC_RGB;
+  }
+  const bool gray =
+      l.photometric == PHOTOMETRIC_MINISBLACK || l.photometric == PHOTOMETRIC_MINISWHITE;
+  return (l.bps == 8 || l.bps == 16) && l.format == SAMPLEFORMAT_UINT &&
+         ((gray && (l.spp == 1 || l.spp == 2)) ||
+          (l.photometric == PHOTOMETRIC_RGB && (l.spp == 3 || l.spp == 4)));
+}
+
+// Copies a block (a strip, or a tile) of `block_w` x `rows` samples of one plane (`plane`; -1:
+// all channels interleaved) into the image at (x0, y0), clipped to the image.
+template <typename Sample>
+void copy_block(const std::uint8_t* block, std::uint32_t block_w, std::uint32_t rows,
+                std::uint32_t x0, std::uint32_t y0, int plane, Raster<Sample>& image) {
+  const auto channels = static_cast<std::size_t>(image.channels);
+  const std::size_t per_pixel = plane < 0 ? channels : 1;
+  const auto* samples = reinterpret_cast<const Sample*>(block);
+  const std::uint32_t w =
+      std::min<std::uint32_t>(block_w, static_cast<std::uint32_t>(image.width) - x0);
+  const std::uint32_t h =
+      std::min<std::uint32_t>(rows, static_cast<std::uint32_t>(image.height) - y0);
+  for (std::uint32_t r = 0; r < h; ++r) {
+    const Sample* src = samples + std::size_t{r} * block_w * per_pixel;
+    Sample* dst = image.pixels.data() + (std::size_t{y0} + r) * image.row_samples() +
+                  std::size_t{x0} * channels;
+    if (plane < 0) {
+      std::memcpy(dst, src, std::size_t{w} * channels * sizeof(Sample));
+    } else {
+      for (std::uint32_t x = 0; x < w; ++x)
+        dst[x * channels + static_cast<std::size_t>(plane)] = src[x];
+    }
+  }
+}
+
+template <typename Sample>
+void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
+  TIFF* tif = h.get();
+  const bool separate = l.planar == PLANARCONFIG_SEPARATE;
+  const int planes = separate ? l.spp : 1;
+  if (TIFFIsTiled(tif)) {
+    std::uint32_t tw = 0, th = 0;
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+    std::vector<std::uint8_t> tile(static_cast<std::size_t>(TIFFTileSize(tif)));
+    if (tile.empty() || tw == 0 || th == 0) h.fail("damaged TIFF tiles");
+    for (int p = 0; p < planes; ++p) {
+      for (std::uint32_t y = 0; y < l.height; y += th) {
+        for (std::uint32_t x = 0; x < l.width; x += tw) {
+          if (TIFFReadTile(tif, tile.data(), x, y, 0, static_cast<std::uint16_t>(p)) < 0) {
+            h.fail("damaged TIFF tile");
+          }
+          copy_block(tile.data(), tw, th, x, y, separate ? p : -1, image);
+        }
+      }
+    }
+    return;
+  }
+  std::uint32_t rows_per_strip = l.height;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  rows_per_strip = std::max<std::uint32_t>(1, std::min(rows_per_strip, l.height));
+  std::vector<std::uint8_t> strip(static_cast<std::size_t>(TIFFStripSize(tif)));
+  if (strip.empty()) h.fail("damaged TIFF strips");
+  for (int p = 0; p < planes; ++p) {
+    for (std::uint32_t y = 0; y < l.height; y += rows_per_strip) {
+      const std::uint32_t index = TIFFComputeStrip(tif, y, static_cast<std::uint16_t>(p));
+      if (TIFFReadEncodedStrip(tif, index, strip.data(), -1) < 0) h.fail("damaged TIFF strip");
+      copy_block(strip.data(), l.width, rows_per_strip, 0, y, separate ? p : -1, image);
+    }
+  }
+}
+
+// Gray with 0 as white, inverted; colours premultiplied by alpha (associated), divided back.
+template <typename Sample>
+void normalise(const Layout& l, Raster<Sample>& image) {
+  constexpr unsigned kMax = std::numeric_limits<Sample>::max();
+  const auto c = static_cast<std::size_t>(image.channels);
+  const bool alpha = c == 2 || c == 4;
+  if (l.photometric == PHOTOMETRIC_MINISWHITE) {
+    for (std::size_t i = 0; i < image.pixels.size(); i += c) {
+      image.pixels[i] = static_cast<Sample>(kMax - image.pixels[i]);
+    }
+  }
+  if (!alpha || !l.associated_alpha) return;
+  for (std::size_t i = 0; i < image.pixels.size(); i += c) {
+    const unsigned a = image.pixels[i + c - 1];
+    for (std::size_t k = 0; k + 1 < c; ++k) {
+      const unsigned v = image.pixels[i + k];
+      image.pixels[i + k] =
+          static_cast<Sample>(a == 0 ? 0 : std::min(kMax, (v * kMax + a / 2) / a));
+    }
+  }
+}
+
+// Everything else libtiff renders, as 8-bit RGBA, then narrowed to what the file holds.
+Image read_rendered(Handle& h, const Layout& l) {
+  char reason[1024] = {};
+  if (!TIFFRGBAImageOK(h.get(), reason)) h.fail(std::string("unsupported TIFF: ") + reason);
+  std::vector<std::uint32_t> rgba(static_cast<std::size_t>(l.width) * l.height);
+  // In the file's own orientation, as the direct path reads: the pixels stay as stored and the
+  // Orientation tag, kept with the EXIF tags, still says how to show them.
+  std::uint16_t orientation = ORIENTATION_TOPLEFT;
+  TIFFGetFieldDefaulted(h.get(), TIFFTAG_ORIENTATION, &orientation);
+  if (!TIFFReadRGBAImageOriented(h.get(), l.width, l.height, rgba.data(), orientation, 0)) {
+    h.fail("damaged TIFF");
+  }
+  const bool gray =
+      l.photometric == PHOTOMETRIC_MINISBLACK || l.photometric == PHOTOMETRIC_MINISWHITE;
+  const bool alpha = l.spp == (gray ? 2 : 4);
+  Image image = make_image(static_cast<int>(l.width), static_cast<int>(l.height),
+                           (gray ? 1 : 3) + (alpha ? 1 : 0));
+  const auto c = static_cast<std::size_t>(image.channels);
+  for (std::size_t i = 0; i < rgba.size(); ++i) {
+    const std::uint32_t v = rgba[i];
+    std::uint8_t* px = &image.pixels[i * c];
+    if (gray) {
+      px[0] = static_cast<std::uint8_t>(TIFFGetR(v));
+    } else {
+      px[0] = static_cast<std::uint8_t>(TIFFGetR(v));
+      px[1] = static_cast<std::uint8_t>(TIFFGetG(v));
+      px[2] = static_cast<std::uint8_t>(TIFFGetB(v));
+    }
+    if (alpha) px[c - 1] = static_cast<std::uint8_t>(TIFFGetA(v));
+  }
+  return image;
+}
+
+Metadata metadata_of(TIFF* tif) {
+  Metadata m;
+  std::uint32_t icc_size = 0;
+  void* icc = nullptr;
+  if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_size, &icc) && icc && icc_size > 0) {
+    const auto* bytes = static_cast<const std::uint8_t*>(icc);
+    m.icc.assign(bytes, bytes + icc_size);
+  }
+  float x = 0, y = 0;
+  std::uint16_t unit = RESUNIT_INCH;
+  if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &x) && TIFFGetField(tif, TIFFTAG_YRESOLUTION, &y) &&
+      std::isfinite(x) && std::isfinite(y) && x > 0 && y > 0) {
+    TIFFGetFieldDefaulted(tif, TIFFTAG_RESOLUTIONUNIT, &unit);
+    m.density = Density{x, y,
+                        unit == RESUNIT_CENTIMETER ? Density::Unit::kCentimetre
+                        : unit == RESUNIT_INCH     ? Density::Unit::kInch
+                                                   : Density::Unit::kNone};
+  }
+  return m;
+}
+
+// The largest single buffer a file of `file_size` bytes whose layout is `l` can need from libtiff:
+// twice its decoded samples (a strip or tile is at most the image; compression can add a little),
+// or twice the file (tag arrays, compressed strips), and never less than 64 MiB. Without a bound,
+// a few hundred bytes can make libtiff allocate gigabytes for one strip (found by fuzz_tiff).
+tmsize_t allocation_bound(std::uint64_t file_size, const Layout* l) {
+  std::uint64_t bound = std::max<std::uint64_t>(std::uint64_t{64} << 20, 2 * file_size);
+  if (l) {
+    const std::uint64_t sample_bytes = (std::min<std::uint64_t>(l->bps, 64) + 7) / 8;
+    const std::uint64_t samples = std::uint64_t{l->width} * l->height *
+                                  std::min<std::uint64_t>(std::max<std::uint16_t>(l->spp, 4), 16);
+    bound = std::max(bound, 2 * samples * std::max<std::uint64_t>(sample_bytes, 1));
+  }
+  return static_cast<tmsize_t>(
+      std::min<std::uint64_t>(bound, std::numeric_limits<tmsize_t>::max()));
+}
+
+}  // namespace
+
+DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
+  MemoryFile file{data, nullptr, size, 0};
+  Layout l;
+  {  // The directory first, under a bound from the file's size alone.
+    Handle probe(file, "rm", allocation_bound(size, nullptr));
+    if (!probe.get()) probe.fail("damaged TIFF");
+    l = layout_of(probe.get());
+    check_image_size(l.width, l.height, limits);
+  }
+  file.pos = 0;
+  // Then the pixels, under a bound from the checked size.
+  Handle h(file, "rm", allocation_bound(size, &l));
+  if (!h.get()) h.fail("damaged TIFF");
+  DecodedImage result;
+  result.format = ImageFormat::kTiff;
+  if (direct(l, h.get())) {
+    const int w = static_cast<int>(l.width), height = static_cast<int>(l.height), c = l.spp;
+    if (l.bps == 16) {
+      result.bits = 16;
+      result.image16 = make_raster<std::uint16_t>(w, height, c);
+      read_samples(h, l, result.image16);
+      normalise(l, result.image16);
+    } else {
+      result.image = make_image(w, height, c);
+      read_samples(h, l, result.image);
+      normalise(l, result.image);
+    }
+  } else {
+    result.image = read_rendered(h, l);
+  }
+  result.metadata = metadata_of(h.get());
+  result.metadata.exif = exif_from_tiff(data, size);
+  return result;
+}
+
+template <typename Sample>
+std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata) {
+  std::vector<std::uint8_t> out;
+  MemoryFile file{nullptr, &out, 0, 0};
+  Handle h(file, "w", std::numeric_limits<tmsize_t>::max());
+  TIFF* tif = h.get();
+  if (!tif) h.fail("cannot encode TIFF");
+  const auto channels = static_cast<std::uint16_t>(image.channels);
+  const bool alpha = channels == 2 || channels == 4;
+  TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, static_cast<std::uint32_t>(image.width));
+  TIFFSetField(tif, TIFFTAG_IMAGELENGTH, static_cast<std::uint32_t>(image.height));
+  TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, channels);
+  TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, static_cast<std::uint16_t>(8 * sizeof(Sample)));
+  TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, channels >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+  TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+  TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+  if (alpha) {
+    const std::uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
+    TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, extra);
+  }
+  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+  TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+  if (!metadata.icc.empty()) {
+    TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<std::uint32_t>(metadata.icc.size()),
+                 metadata.icc.data());
+  }
+  if (metadata.density && metadata.density->x > 0 && metadata.density->y > 0) {
+    TIFFSetField(tif, TIFFTAG_XRESOLUTION, static_cast<float>(metadata.density->x));
+    TIFFSetField(tif, TIFFTAG_YRESOLUTION, static_cast<float>(metadata.density->y));
+    TIFFSetField(tif, TIFFTAG_RESOLUTIONUNIT,
+                 metadata.density->unit == Density::Unit::kCentimetre ? RESUNIT_CENTIMETER
+                 : metadata.density->unit == Density::Unit::kInch     ? RESUNIT_INCH
+                                                                      : RESUNIT_NONE);
+  }
+  std::vector<Sample> row(image.row_samples());
+  for (int y = 0; y < image.height; ++y) {
+    // TIFFWriteScanline may alter the row it is given (the predictor works in place): a copy.
+    std::memcpy(row.data(), image.pixels.data() + static_cast<std::size_t>(y) * row.size(),
+                row.size() * sizeof(Sample));
+    if (TIFFWriteScanline(tif, row.data(), static_cast<std::uint32_t>(y), 0) < 0)
+      h.fail("cannot encode TIFF");
+  }
+  if (!h.close()) h.fail("cannot encode TIFF");
+  out.resize(file.size);
+  if (!metadata.exif.empty()) add_exif_to_tiff(out, metadata.exif);
+  return out;
+}
+
+template std::vector<std::uint8_t> encode_tiff(const Image&, const Metadata&);
+template std::vector<std::uint8_t> encode_tiff(const Image16&, const Metadata&);
+
+}  // namespace gpublur

@@ -1,0 +1,208 @@
+// kernel_schedule.cpp — each variant's limits and parameters, and the choice among them.
+#include "codegen/kernel_schedule.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "base/errors.hpp"
+
+namespace gpublur {
+namespace {
+
+// Static shared memory is limited to 48 KiB per block; staying at or under 32 KiB for the
+// wide kernel's intermediate leaves room for two blocks per SM on every supported architecture.
+constexpr int kSharedTarget = 32 * 1024;
+constexpr int kSharedLimit = 48 * 1024;
+constexpr int kMaxTileH = 16;
+// blur_tiled.cu unrolls over (strip rows x taps) and (segment x span): beyond these radii the
+// code grows past the instruction cache and registers spill.
+constexpr int kTiledMaxRadiusY = 32;
+constexpr int kTiledMaxHaloBytes = 128;
+// blur_mma.cu: any radius up to 255 x 255 whose slots fit the GPU's shared memory.
+constexpr int kMmaMaxRadiusY = 127;
+constexpr int kMmaMaxHaloBytes = 512;
+constexpr int kMmaMinArch = 80;  // mma.m16n8k32 with u8 operands
+
+std::optional<KernelSchedule> tiled_schedule(const BlurSpec& spec) {
+  if (spec.y.radius() > kTiledMaxRadiusY || spec.x.radius() * spec.channels > kTiledMaxHaloBytes) {
+    return std::nullopt;
+  }
+  KernelSchedule s;
+  s.variant = KernelVariant::kTiled;
+  TiledSchedule t;
+  s.tile_w = 256;
+  t.seg = 16;
+  t.halo = (spec.x.radius() * spec.channels + 3) / 4 * 4;
+  const int word_columns = (s.tile_w + 2 * t.halo) / 4;  // <= 128 by kTiledMaxHaloBytes
+  const int strips = std::clamp(s.block_threads / word_columns, 2, 4);
+  // About 32 rows a tile. NVRTC's time grows faster than linearly with the unrolled strip
+  // (accumulators x input rows), so tall kernels take short strips.
+  t.strip_h = spec.y.radius() > 7 ? 8 : 32 / strips;
+  s.tile_h = t.strip_h * strips;
+  t.row_stride = s.tile_w + 2 * t.halo;
+  if ((t.row_stride / 2) % 2 == 0) t.row_stride += 2;  // odd word stride: no bank conflicts
+  s.shared_bytes = s.tile_h * t.row_stride * 2;
+  s.tiled = t;
+  return s;
+}
+
+// Shared memory a block may opt into, and an SM's total, on compute capability `arch`
+// (CUDA C++ Programming Guide, "Technical Specifications"). 0 (not known): the smallest of them.
+struct SharedMemoryLimits {
+  int per_block;
+  int per_sm;
+};
+SharedMemoryLimits shared_memory_limits(int arch) {
+  if (arch == 80 || arch == 87) return {163 * 1024, 164 * 1024};
+  if (arch == 90 || arch == 100 || arch == 103) return {227 * 1024, 228 * 1024};
+  return {99 * 1024, 100 * 1024};  // 8.6, 8.9, 12.x and unknown
+}
+constexpr int kSharedPerBlockReserved = 1024;  // the system's share of each resident block
+
+// The tensor-core product splits each tap into two bytes, so a lone tap of 2^16 (a 1-wide
+// axis, or a sigma so small that the neighbours round to 0) cannot be one of its operands.
+bool taps_below_2_16(const Weights& w) {
+  return std::all_of(w.taps.begin(), w.taps.end(), [](std::uint32_t q) { return q < 65536u; });
+}
+
+// Small kernels (a step of at most 2 x 3 chunks): the measured schedule, 4 warps, 4 stages,
+// in under 48 KiB. Larger: 2 stages (a step's products outlast a copy), 4 warps where the
+// architecture's shared memory holds them (else fewer), as many blocks per SM as it holds,
+// and a tile wide enough that the halo's vertical steps cost at most half again. nullopt: the
+// spec is outside the kernel's limits, or not even one warp fits.
+std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
+  const int halo = spec.x.radius() * spec.channels;
+  if ((arch != 0 && arch < kMmaMinArch) || spec.y.radius() > kMmaMaxRadiusY ||
+      halo > kMmaMaxHaloBytes || !taps_below_2_16(spec.x) || !taps_below_2_16(spec.y)) {
+    return std::nullopt;
+  }
+  const int pad = gb_mma::pad_for(halo);
+  const bool small = spec.y.radius() <= 24 && pad <= 64;
+  const gb_mma::Geometry geometry{spec.y.radius(), halo, pad, small ? 4 : 2};
+  const SharedMemoryLimits limits = shared_memory_limits(arch);
+  int warps = 4;
+  while (warps > 0 && geometry.shared_bytes(warps) > (small ? kSharedLimit : limits.per_block)) {
+    warps = small && warps == 4 ? 2 : warps - 1;
+  }
+  if (warps == 0) return std::nullopt;
+  const int block_bytes = geometry.shared_bytes(warps);
+  const int blocks = std::clamp(limits.per_sm / (block_bytes + kSharedPerBlockReserved), 1, 8);
+  KernelSchedule s;
+  s.variant = KernelVariant::kMma;
+  s.block_threads = 32 * warps;
+  s.tile_h = 16 * warps;
+  s.shared_bytes = block_bytes;
+  MmaSchedule m;
+  m.geometry = geometry;
+  if (small) {
+    s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
+    // A register budget of 128 (4 blocks; 5 stay resident where the kernel needs fewer): at 80
+    // (6 blocks) the compiler re-derived addresses every step, and on the H100 4K and 8K ran
+    // 1-6% slower (bench/HISTORY.md); how many warps share an SM made no difference there.
+    m.min_blocks = 4;
+  } else {
+    s.tile_w = 32 * std::max(15, 2 * (geometry.chunks_x() - 1));
+    m.min_blocks = blocks;  // the register budget follows (255 at most)
+  }
+  m.resident_per_sm = std::min(blocks, m.min_blocks);
+  s.mma = m;
+  return s;
+}
+
+// A one-channel spec for each plane of a planar blur.
+BlurSpec plane_spec(const BlurSpec& spec) {
+  BlurSpec plane = spec;
+  plane.channels = 1;
+  return plane;
+}
+
+// The tensor-core kernel, interleaved or as planes. Its interleaved horizontal product multiplies
+// about r C / 16 window chunks a step, of which only 1 in C columns holds a tap; as planes, about
+// r / 16, for the price of a split and a merge (each about a copy of the image). Measured on the
+// H100 (bench/HISTORY.md, 1080p to 8K, 2 to 4 channels): planes win where the interleaved halo
+// r C passes 64 bytes (from 51x51 RGB and RGBA, 101x101 gray+alpha: up to 2x at 255x255), and
+// lose below (31x31 RGBA, 65x65 gray+alpha: up to 2.6x slower).
+constexpr int kPlanesMinHaloBytes = 65;
+std::optional<KernelSchedule> mma_any_layout(const BlurSpec& spec, int arch, ChannelLayout layout) {
+  std::optional<KernelSchedule> interleaved = mma_schedule(spec, arch);
+  if (spec.channels == 1 || layout == ChannelLayout::kInterleaved) return interleaved;
+  std::optional<KernelSchedule> planar = mma_schedule(plane_spec(spec), arch);
+  if (!planar) return interleaved;
+  if (layout == ChannelLayout::kPlanes || !interleaved ||
+      spec.x.radius() * spec.channels >= kPlanesMinHaloBytes) {
+    planar->mma->planes = spec.channels;
+    return planar;
+  }
+  return interleaved;
+}
+
+KernelSchedule wide_schedule(const BlurSpec& spec) {
+  KernelSchedule s;
+  s.variant = KernelVariant::kWide;
+  const int halo = spec.x.radius() * spec.channels;
+  // Wide horizontal halos are recomputed by every block: widen the tile to amortise them.
+  while (s.tile_w < 2 * halo && (2 * s.tile_w + 2 * halo) * 2 <= kSharedLimit) s.tile_w *= 2;
+  const int row_shared = (s.tile_w + 2 * halo) * 2;  // 16-bit intermediate
+  s.tile_h = std::clamp(kSharedTarget / row_shared, 1, kMaxTileH);
+  s.shared_bytes = s.tile_h * row_shared;
+  return s;
+}
+
+// One thread per pixel (kGeneral: all its channels; kNaive: per output byte), one block row per
+// image row.
+KernelSchedule row_schedule(KernelVariant variant) {
+  KernelSchedule s;
+  s.variant = variant;
+  s.tile_w = s.block_threads;
+  s.tile_h = 1;
+  return s;
+}
+
+}  // namespace
+
+std::optional<KernelSchedule> find_schedule(const BlurSpec& spec, KernelVariant requested,
+                                            SampleFormat format, int arch, ChannelLayout layout) {
+  if (format != SampleFormat::k8 || spec.premultiplied) {
+    if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
+      return std::nullopt;
+    }
+    return row_schedule(KernelVariant::kGeneral);
+  }
+  switch (requested) {
+    case KernelVariant::kGeneral:
+    case KernelVariant::kNaive:
+      return row_schedule(requested);
+    case KernelVariant::kWide:
+      return wide_schedule(spec);
+    case KernelVariant::kMma:
+      return mma_any_layout(spec, arch, layout);
+    case KernelVariant::kTiled:
+      return tiled_schedule(spec);
+    case KernelVariant::kAuto:
+      break;
+  }
+  if (auto mma = mma_any_layout(spec, arch, layout)) return mma;
+  if (auto tiled = tiled_schedule(spec)) return tiled;
+  return wide_schedule(spec);
+}
+
+KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested, SampleFormat format,
+                               int arch, ChannelLayout layout) {
+  if (auto found = find_schedule(spec, requested, format, arch, layout)) return *found;
+  if (format != SampleFormat::k8 || spec.premultiplied) {
+    throw UsageError("--kernel " + std::string(variant_name(requested)) +
+                     " blurs 8-bit samples with straight alpha only; 16-bit, HDR, --linear "
+                     "and premultiplied blurs take the general kernel (--kernel auto)");
+  }
+  if (requested == KernelVariant::kMma) {
+    throw UsageError("--kernel mma needs sm_80 or later, radius up to " +
+                     std::to_string(kMmaMaxRadiusY) + ", radius x channels up to " +
+                     std::to_string(kMmaMaxHaloBytes) +
+                     " and every tap below 65536 (sigma not tiny); use --kernel auto");
+  }
+  throw UsageError("--kernel tiled supports radius up to " + std::to_string(kTiledMaxRadiusY) +
+                   " and radius x channels up to " + std::to_string(kTiledMaxHaloBytes) +
+                   "; use --kernel auto or wide");
+}
+
+}  // namespace gpublur

@@ -1,0 +1,98 @@
+// kernel_schedule.hpp — which kernel template blurs a spec, and with what parameters: the
+// schedule, chosen from the spec and the GPU's architecture, never from the image, so one compiled
+// kernel serves every image size. What to compute is BlurSpec's; this is how. Pure; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "base/name_table.hpp"
+#include "mma_geometry.cuh"
+#include "ops/blur_spec.hpp"
+
+namespace gpublur {
+
+/// Which kernel template computes the blur. All give identical bytes; they differ in speed.
+enum class KernelVariant {
+  kAuto,     // kMma where it applies, else kTiled, else kWide
+  kMma,      // kernels/blur_mma.cu: integer tensor cores (sm_80+); radius <= 127, radius x C <= 512
+  kTiled,    // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
+  kWide,     // kernels/blur_wide.cu: any radius, taps from constant memory
+  kNaive,    // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
+  kGeneral,  // kernels/blur_general.cu: two launches, any sample type, premultiplied alpha
+};
+
+inline constexpr NameTable<KernelVariant, 6> kVariantNames{{{
+    {KernelVariant::kAuto, "auto", "the fastest that applies"},
+    {KernelVariant::kMma, "mma", "tensor cores, sm_80 and later"},
+    {KernelVariant::kTiled, "tiled", "register strips, radius up to 32"},
+    {KernelVariant::kWide, "wide", "any radius"},
+    {KernelVariant::kNaive, "naive", "the seed's 2-D loop, the benchmark's baseline"},
+    {KernelVariant::kGeneral, "general",
+     "two passes; the one for 16-bit, HDR and premultiplied blurs"},
+}}};
+
+inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
+
+/// The samples a kernel reads and writes. Only 8-bit straight blurs have the fast variants;
+/// 16-bit, floating-point and premultiplied blurs take kGeneral.
+enum class SampleFormat { k8, k16, kFloat };
+
+/// How the tensor-core kernel takes an image of several channels: its interleaved rows at once
+/// (taps C bytes apart), or one plane per channel (kAuto: planes where its horizontal products
+/// are large enough that skipping the zeros between the taps outweighs the split and merge).
+enum class ChannelLayout { kAuto, kInterleaved, kPlanes };
+
+/// blur_tiled.cu's parameters.
+struct TiledSchedule {
+  int strip_h = 0;     // output rows per vertical-pass thread
+  int halo = 0;        // intermediate columns each side (multiple of 4)
+  int seg = 0;         // output bytes per horizontal-pass thread
+  int row_stride = 0;  // shared row length in 16-bit values
+};
+
+/// blur_mma.cu's parameters.
+struct MmaSchedule {
+  gb_mma::Geometry geometry;  // radius, halo, pad and input stages: every shape follows
+  int min_blocks = 0;         // blocks per SM the register budget is cut for (__launch_bounds__)
+  int resident_per_sm = 0;    // blocks an SM holds at once (shared memory, launch bounds)
+  int planes = 0;  // the image's channels blurred as this many one-channel planes, split off and
+                   // merged back by kernels/planes.cu (0: the interleaved rows at once)
+};
+
+/// How the kernel is run.
+struct KernelSchedule {
+  KernelVariant variant = KernelVariant::kWide;
+  int block_threads = 256;
+  int tile_w = 256;  // output bytes per block (kMma: at most; launch_dims may narrow it)
+  int tile_h = 16;   // output rows per block
+  int shared_bytes = 0;
+  std::optional<TiledSchedule> tiled;  // set for kTiled
+  std::optional<MmaSchedule> mma;      // set for kMma
+
+  int planes() const { return mma ? mma->planes : 0; }
+  /// Dynamic shared memory each launch gives the kernel (the tensor-core kernel's may pass 48
+  /// KiB; the others' is static).
+  unsigned launch_shared_bytes() const { return mma ? static_cast<unsigned>(shared_bytes) : 0u; }
+};
+
+/// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
+/// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
+/// variant that can (never nullopt). `layout` applies to the tensor-core kernel of more than one
+/// channel (kAuto: the faster for the spec).
+std::optional<KernelSchedule> find_schedule(const BlurSpec& spec, KernelVariant requested,
+                                            SampleFormat format = SampleFormat::k8, int arch = 0,
+                                            ChannelLayout layout = ChannelLayout::kAuto);
+
+/// find_schedule, or UsageError saying what `requested` cannot do and what to ask for instead.
+KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested = KernelVariant::kAuto,
+                               SampleFormat format = SampleFormat::k8, int arch = 0,
+                               ChannelLayout layout = ChannelLayout::kAuto);
+
+/// Whether `variant` can run an 8-bit straight blur of `spec` on `arch` (in `layout`).
+inline bool variant_supports(KernelVariant variant, const BlurSpec& spec, int arch = 0,
+                             ChannelLayout layout = ChannelLayout::kAuto) {
+  return find_schedule(spec, variant, SampleFormat::k8, arch, layout).has_value();
+}
+
+}  // namespace gpublur

@@ -1,0 +1,220 @@
+// cpu_blur.cpp — the separable blur, one output row at a time, bands of rows on oneTBB's threads,
+// with the arithmetic of kernels/arithmetic.cuh (the GPU's own source). The inner loops run over
+// contiguous samples with the tap loop outside, so they vectorise.
+#include "cpu/cpu_blur.hpp"
+
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "arithmetic.cuh"
+#include "base/errors.hpp"
+#include "cpu/cpu_row_kernels.hpp"
+#include "ops/policy_taps.hpp"
+
+namespace gpublur {
+namespace {
+
+// The image's samples as the policy sums them (premultiplied, or as they are).
+template <typename Policy>
+Raster<typename Policy::In> prepare(const Raster<typename Policy::Sample>& in) {
+  Raster<typename Policy::In> out =
+      make_raster<typename Policy::In>(in.width, in.height, in.channels);
+  const auto c = static_cast<std::size_t>(in.channels);
+  for (std::size_t i = 0; i < in.pixels.size(); i += c) {
+    for (std::size_t k = 0; k < c; ++k) {
+      out.pixels[i + k] = Policy::prepare(&in.pixels[i], static_cast<int>(k), in.channels);
+    }
+  }
+  return out;
+}
+
+template <typename Policy>
+class RowBlurrer {
+  using Sample = typename Policy::Sample;
+  using In = typename Policy::In;
+  using Tap = typename Policy::Tap;
+  using Mid = typename Policy::Mid;
+  using Sum = typename Policy::Sum;
+
+ public:
+  RowBlurrer(const Raster<In>& in, const BlurSpec& spec, const std::vector<Tap>& x,
+             const std::vector<Tap>& y)
+      : in_(in), spec_(spec), x_(x), y_(y) {
+    const std::size_t row = in.row_samples();
+    const auto c = static_cast<std::size_t>(in.channels);
+    const std::size_t halo = (x.size() / 2) * c;
+    rows_.resize(y.size());
+    columns_.resize(x.size());
+    extended_.resize(row + 2 * halo);
+    horizontal_.resize(row);
+    if (spec.border == Border::kConstant) {
+      const auto pixel = border_pixel<Sample>(spec);
+      constant_row_.resize(row);
+      for (std::size_t i = 0; i < row; ++i) {
+        constant_row_[i] = Policy::prepare(pixel.data(), static_cast<int>(i % c), in.channels);
+      }
+      for (std::size_t k = 0; k < c; ++k) {
+        constant_mid_[k] = gb_arith::constant_column<Policy>(
+            y.data(), static_cast<int>(y.size()), pixel.data(), static_cast<int>(k), in.channels);
+      }
+    }
+  }
+
+  void blur_row(int y, Sample* out) {
+    vertical_pass(y);
+    extend_row();
+    horizontal_pass(out);
+  }
+
+ private:
+  // Done::apply for the fused loops: the vertical sum finished into the intermediate, or the
+  // horizontal sum kept as it is for Policy::finish.
+  struct VerticalDone {
+    static Mid apply(Mid a) { return Policy::vertical_done(a); }
+  };
+  struct HorizontalDone {
+    static Sum apply(Sum b) { return b; }
+  };
+
+  // The intermediate row's own samples, between the borders of extended_.
+  Mid* interior() {
+    return extended_.data() + (x_.size() / 2) * static_cast<std::size_t>(in_.channels);
+  }
+
+  // m = Policy::vertical_done(sum_j q_j * p(y + j - r)), for every sample of the row.
+  void vertical_pass(int y) {
+    const int r = static_cast<int>(y_.size() / 2);
+    const std::size_t n = in_.row_samples();
+    for (std::size_t j = 0; j < y_.size(); ++j) rows_[j] = source_row(y + static_cast<int>(j) - r);
+    Mid* m = interior();
+    if (cpu_rows::fused_symmetric<VerticalDone, Mid>(m, y_, rows_.data(), n)) return;
+    std::fill(m, m + n, Mid{0});
+    cpu_rows::mac_taps(
+        m, y_, [&](std::size_t j) { return rows_[j]; }, n);
+    for (std::size_t i = 0; i < n; ++i) m[i] = Policy::vertical_done(m[i]);
+  }
+
+  const In* source_row(int y) const {
+    const int src = border_index(spec_.border, y, in_.height);
+    if (src < 0) return constant_row_.data();
+    return in_.pixels.data() + static_cast<std::size_t>(src) * in_.row_samples();
+  }
+
+  // extended_'s border: rx pixels on each side of the interior, by the border rule.
+  void extend_row() {
+    const int rx = static_cast<int>(x_.size() / 2);
+    const auto c = static_cast<std::size_t>(in_.channels);
+    const Mid* m = interior();
+    const auto border = [&](int x) {
+      const int src = border_index(spec_.border, x, in_.width);
+      Mid* dst = &extended_[static_cast<std::size_t>(x + rx) * c];
+      for (std::size_t k = 0; k < c; ++k) {
+        dst[k] = src < 0 ? constant_mid_[k] : m[static_cast<std::size_t>(src) * c + k];
+      }
+    };
+    for (int x = -rx; x < 0; ++x) border(x);
+    for (int x = in_.width; x < in_.width + rx; ++x) border(x);
+  }
+
+  // b = sum_i q_i * m(x + i - r), then Policy::finish per pixel (or, where the policy treats
+  // every sample alike, over the whole row at once, which vectorises).
+  void horizontal_pass(Sample* out) {
+    const std::size_t n = horizontal_.size();
+    const auto c = static_cast<std::size_t>(in_.channels);
+    std::vector<const Mid*>& columns = columns_;
+    for (std::size_t i = 0; i < x_.size(); ++i) columns[i] = extended_.data() + i * c;
+    if (!cpu_rows::fused_symmetric<HorizontalDone, Sum>(horizontal_.data(), x_, columns.data(),
+                                                        n)) {
+      std::fill(horizontal_.begin(), horizontal_.end(), Sum{0});
+      cpu_rows::mac_taps(
+          horizontal_.data(), x_, [&](std::size_t i) { return columns[i]; }, n);
+    }
+    if constexpr (Policy::kPerSample) {
+      Policy::finish(horizontal_.data(), out, static_cast<int>(n));
+    } else {
+      for (std::size_t k = 0; k < n; k += c) Policy::finish(&horizontal_[k], out + k, in_.channels);
+    }
+  }
+
+  const Raster<In>& in_;
+  const BlurSpec& spec_;
+  const std::vector<Tap>& x_;
+  const std::vector<Tap>& y_;
+  std::vector<In> constant_row_;
+  std::array<Mid, 4> constant_mid_{};
+  std::vector<const In*> rows_;      // the source rows of one output row's vertical taps
+  std::vector<const Mid*> columns_;  // extended_ shifted by each horizontal tap
+  std::vector<Mid> extended_;        // the intermediate row, with its borders
+  std::vector<Sum> horizontal_;
+};
+
+template <typename Policy>
+Raster<typename Policy::Sample> blur_prepared(const Raster<typename Policy::In>& in,
+                                              const BlurSpec& spec, unsigned threads) {
+  using Sample = typename Policy::Sample;
+  if (in.channels != spec.channels) {
+    throw InternalError("blur_on_cpu: image has " + std::to_string(in.channels) +
+                        " channels, spec has " + std::to_string(spec.channels));
+  }
+  const auto x = policy_taps<Policy>(spec.x);
+  const auto y = policy_taps<Policy>(spec.y);
+  Raster<Sample> out = make_raster<Sample>(in.width, in.height, in.channels);
+  const auto blur_rows = [&](int first, int end) {
+    RowBlurrer<Policy> blurrer(in, spec, x, y);  // a band's scratch rows
+    for (int row = first; row < end; ++row) {
+      blurrer.blur_row(row, out.pixels.data() + static_cast<std::size_t>(row) * out.row_samples());
+    }
+  };
+  if (threads == 1) {
+    blur_rows(0, in.height);
+    return out;
+  }
+  // Bands of rows on oneTBB's threads: inside a batch, whose other images keep those threads
+  // busy, the loop shares them instead of starting threads of its own. `threads` > 1 caps the
+  // threads this image uses.
+  const auto run = [&] {
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, in.height, 8),
+        [&](const tbb::blocked_range<int>& band) { blur_rows(band.begin(), band.end()); });
+  };
+  if (threads > 1) {
+    tbb::task_arena(static_cast<int>(threads)).execute(run);
+  } else {
+    run();
+  }
+  return out;
+}
+
+template <typename Straight, typename Premultiplied>
+Raster<typename Straight::Sample> blur_integer(const Raster<typename Straight::Sample>& in,
+                                               const BlurSpec& spec, unsigned threads) {
+  if (spec.premultiplied) {
+    if (in.channels != 2 && in.channels != 4) {
+      throw InternalError("premultiplied blur of an image without alpha");
+    }
+    return blur_prepared<Premultiplied>(prepare<Premultiplied>(in), spec, threads);
+  }
+  return blur_prepared<Straight>(in, spec, threads);
+}
+
+}  // namespace
+
+ImageF blur_on_cpu(const ImageF& in, const BlurSpec& spec, unsigned threads) {
+  if (spec.premultiplied) throw InternalError("premultiplied blur of a floating-point image");
+  return blur_prepared<gb_arith::Float>(in, spec, threads);
+}
+
+Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads) {
+  return blur_integer<gb_arith::Straight8, gb_arith::Premultiplied8>(in, spec, threads);
+}
+
+Image16 blur_on_cpu(const Image16& in, const BlurSpec& spec, unsigned threads) {
+  return blur_integer<gb_arith::Straight16, gb_arith::Premultiplied16>(in, spec, threads);
+}
+
+}  // namespace gpublur

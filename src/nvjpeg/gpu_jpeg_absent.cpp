@@ -1,0 +1,44 @@
+// gpu_jpeg_absent.cpp — gpu_jpeg.hpp where the build found no nvjpeg.h: nvJPEG is never
+// available, so every JPEG takes the CPU's codec (scripts/install-deps.sh fetches the header).
+#include "nvjpeg/gpu_jpeg.hpp"
+
+namespace gpublur {
+
+bool gpu_jpeg_available(std::string& why, std::string*) {
+  why = "this gpublur was built without nvJPEG's header (nvjpeg.h)";
+  return false;
+}
+
+struct GpuJpegEngine::Impl {};
+GpuJpegEngine::GpuJpegEngine() { throw GpuJpegError("built without nvJPEG"); }
+GpuJpegEngine::~GpuJpegEngine() = default;
+const std::string& GpuJpegEngine::decoder() const {
+  static const std::string none;
+  return none;
+}
+
+struct GpuJpegDecoder::Impl {};
+GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine&, std::uintptr_t) {
+  throw GpuJpegError("built without nvJPEG");
+}
+GpuJpegDecoder::~GpuJpegDecoder() = default;
+std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>& jpegs, int,
+                                                std::uintptr_t, std::size_t, std::size_t,
+                                                std::size_t, std::size_t) {
+  std::vector<std::size_t> all;
+  for (const JpegToDecode& j : jpegs) all.push_back(j.index);
+  return all;
+}
+
+struct GpuJpegEncoder::Impl {};
+GpuJpegEncoder::GpuJpegEncoder(GpuJpegEngine&) { throw GpuJpegError("built without nvJPEG"); }
+GpuJpegEncoder::~GpuJpegEncoder() = default;
+void GpuJpegEncoder::reserve(std::size_t) {}
+std::vector<EncodedJpeg> GpuJpegEncoder::encode(std::uintptr_t,
+                                                const std::vector<JpegToEncode>& images) {
+  std::vector<EncodedJpeg> out(images.size());
+  for (EncodedJpeg& e : out) e.error = "built without nvJPEG";
+  return out;
+}
+
+}  // namespace gpublur

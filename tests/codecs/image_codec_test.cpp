@@ -1,0 +1,489 @@
+// image_codec_test.cpp — every format: round trips, gpublur's own decoders against stb_image on
+// the same files, hand-made variants, decompression bombs refused, metadata kept, damaged inputs,
+// atomic writes.
+#include <catch2/catch.hpp>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "base/atomic_file.hpp"
+#include "base/errors.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "support/reference_blur.hpp"
+#include "support/stb_reference.hpp"
+#include "support/temp_dir.hpp"
+#include "support/test_bytes.hpp"
+#include "support/test_exif.hpp"
+#include "support/test_icc.hpp"
+
+using namespace gpublur;
+
+namespace {
+
+using test::TempDir;
+using test::Bytes;
+using test::bmp;
+using test::put16be;
+using test::put16le;
+using test::put32be;
+using test::put32le;
+using test::read_bytes;
+using test::write_bytes;
+
+// Entries in `dir`, hidden ones (such as a leftover temporary) included.
+int files_in(const std::string& dir) {
+  int count = 0;
+  if (DIR* d = ::opendir(dir.c_str())) {
+    while (const dirent* e = ::readdir(d)) {
+      const std::string name = e->d_name;
+      if (name != "." && name != "..") ++count;
+    }
+    ::closedir(d);
+  }
+  return count;
+}
+
+DecodedImage decode(const Bytes& file, const std::string& name = "x",
+                    const DecodeLimits& limits = {}) {
+  return decode_image(file, name, limits);
+}
+
+// An image whose alpha (if any) is never 0 everywhere, so formats that drop an all-zero alpha
+// channel keep it.
+Image test_image(int w, int h, int channels, std::uint32_t seed) {
+  Image image = test::random_image(w, h, channels, seed);
+  if (channels == 2 || channels == 4) image.pixels[static_cast<std::size_t>(channels) - 1] = 200;
+  return image;
+}
+
+void check_same_as_stb(const Bytes& file, const std::string& name) {
+  CAPTURE(name);
+  const DecodedImage ours = decode(file, name);
+  const std::optional<test::StbImage> stb = test::stb_decode(file, ours.channels());
+  REQUIRE(stb);
+  REQUIRE(stb->width == ours.width());
+  REQUIRE(stb->height == ours.height());
+  if (ours.bits == 32) {
+    CHECK(stb->samplesf == ours.imagef.pixels);
+  } else if (ours.bits == 16) {
+    CHECK(stb->samples16 == ours.image16.pixels);
+  } else {
+    CHECK(stb->samples8 == ours.image.pixels);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("lossless formats round-trip every channel count", "[codec]") {
+  for (ImageFormat format : {ImageFormat::kPng, ImageFormat::kTiff, ImageFormat::kBmp,
+                             ImageFormat::kTga, ImageFormat::kPnm, ImageFormat::kWebp}) {
+    for (int channels = 1; channels <= 4; ++channels) {
+      CAPTURE(format_name(format), channels);
+      const Image in = test_image(37, 23, channels, static_cast<std::uint32_t>(channels));
+      EncodeOptions options;
+      options.webp_lossless = true;
+      const DecodedImage back =
+          decode(encode_image(in, format, options), "x" + std::string(default_extension(format)));
+      CHECK(back.format == format);
+      REQUIRE(back.bits == 8);
+      const bool colour_only = format == ImageFormat::kBmp || format == ImageFormat::kWebp;
+      CHECK(back.image.pixels == (colour_only && channels <= 2 ? gray_to_colour(in) : in).pixels);
+    }
+  }
+}
+
+TEST_CASE("16-bit images round-trip through PNG, TIFF and PNM and stay 16-bit", "[codec]") {
+  for (ImageFormat format : {ImageFormat::kPng, ImageFormat::kTiff, ImageFormat::kPnm}) {
+    for (int channels = 1; channels <= 4; ++channels) {
+      CAPTURE(format_name(format), channels);
+      const Image16 in =
+          test::random_image16(45, 21, channels, static_cast<std::uint32_t>(channels));
+      const DecodedImage back = decode(encode_image(in, format));
+      REQUIRE(back.bits == 16);
+      CHECK(back.image16.pixels == in.pixels);
+    }
+  }
+  CHECK_THROWS_AS(encode_image(test::random_image16(4, 4, 3, 1), ImageFormat::kJpeg), UsageError);
+}
+
+TEST_CASE("HDR round-trips within RGBE's precision and stays floating-point", "[codec]") {
+  for (int width : {5, 17, 300}) {  // flat scanlines below 8 wide, run-length encoded above
+    ImageF in = make_raster<float>(width, 9, 3);
+    for (std::size_t i = 0; i < in.pixels.size(); ++i)
+      in.pixels[i] = 0.01f + static_cast<float>(i % 97 / 4) * 0.7f;
+    const Bytes file = encode_image(in, ImageFormat::kHdr);
+    const DecodedImage back = decode(file);
+    REQUIRE(back.bits == 32);
+    REQUIRE(back.imagef.pixels.size() == in.pixels.size());
+    for (std::size_t p = 0; p < in.pixels.size();
+         p += 3) {  // RGBE: 8-bit mantissas, shared exponent
+      const float brightest = std::max({in.pixels[p], in.pixels[p + 1], in.pixels[p + 2]});
+      for (std::size_t k = 0; k < 3; ++k) {
+        CHECK(std::fabs(back.imagef.pixels[p + k] - in.pixels[p + k]) <= brightest / 128);
+      }
+    }
+    check_same_as_stb(file, "x.hdr");
+  }
+  CHECK_THROWS_AS(encode_image(make_raster<float>(4, 4, 3), ImageFormat::kPng), UsageError);
+  CHECK_THROWS_AS(encode_image(test::random_image(4, 4, 3, 1), ImageFormat::kHdr), UsageError);
+}
+
+TEST_CASE("16 to 8 bits rounds to nearest", "[codec]") {
+  Image16 in = make_raster<std::uint16_t>(5, 1, 1);
+  in.pixels = {0, 128, 129, 65406, 65535};  // 65406 / 257 = 254.498
+  CHECK(to_8_bit(in).pixels == std::vector<std::uint8_t>{0, 0, 1, 254, 255});
+}
+
+TEST_CASE("lossy JPEG and WebP: the same shape, close samples, gray stays gray in JPEG",
+          "[codec]") {
+  Image smooth = make_image(64, 48, 3);
+  for (std::size_t i = 0; i < smooth.pixels.size(); ++i)
+    smooth.pixels[i] = static_cast<std::uint8_t>(i / 3 % 64 * 3 + i % 3 * 20);
+  for (ImageFormat format : {ImageFormat::kJpeg, ImageFormat::kWebp}) {
+    const DecodedImage back = decode(encode_image(smooth, format));
+    REQUIRE(back.image.width == 64);
+    REQUIRE(back.image.channels == 3);
+    double error = 0;
+    for (std::size_t i = 0; i < smooth.pixels.size(); ++i)
+      error += std::abs(back.image.pixels[i] - smooth.pixels[i]);
+    CHECK(error / static_cast<double>(smooth.pixels.size()) < 3.0);
+  }
+  CHECK(decode(encode_image(test::random_image(16, 16, 1, 2), ImageFormat::kJpeg)).image.channels ==
+        1);
+  CHECK(decode(encode_image(test::random_image(16, 16, 4, 2), ImageFormat::kJpeg)).image.channels ==
+        3);
+}
+
+TEST_CASE("JPEG keeps its input's chroma subsampling when asked to", "[codec]") {
+  const Image in = test::random_image(32, 32, 3, 5);
+  for (ChromaSubsampling s :
+       {ChromaSubsampling::k444, ChromaSubsampling::k422, ChromaSubsampling::k420}) {
+    EncodeOptions options;
+    options.jpeg_subsampling = s;
+    CHECK(decode(encode_image(in, ImageFormat::kJpeg, options)).subsampling == s);
+  }
+}
+
+TEST_CASE("gpublur's own decoders read their own files as stb_image does", "[codec]") {
+  for (int channels = 1; channels <= 4; ++channels) {
+    const Image in = test_image(31, 17, channels, static_cast<std::uint32_t>(channels + 40));
+    check_same_as_stb(encode_image(in, ImageFormat::kBmp), "x.bmp");
+    check_same_as_stb(encode_image(in, ImageFormat::kTga), "x.tga");
+    if (channels == 1 || channels == 3) {  // stb reads P5 and P6, not PAM
+      check_same_as_stb(encode_image(in, ImageFormat::kPnm), "x.pnm");
+    }
+  }
+}
+
+TEST_CASE("BMP variants: palettes, bit fields, top-down, OS/2, RLE", "[codec][bmp]") {
+  const std::vector<std::uint32_t> palette = {0x000000, 0xff0000, 0x00ff00, 0x0000ff, 0x808080};
+  // 8-bit palette, 3x2, rows padded to 4 bytes.
+  check_same_as_stb(bmp(3, 2, 8, palette, {}, {0, 1, 2, 0, 3, 4, 1, 0}), "p8.bmp");
+  // 4-bit and 1-bit palettes.
+  check_same_as_stb(bmp(3, 2, 4, palette, {}, {0x01, 0x20, 0, 0, 0x34, 0x10, 0, 0}), "p4.bmp");
+  check_same_as_stb(bmp(9, 2, 1, {0x000000, 0xffffff}, {}, {0xa5, 0x80, 0, 0, 0x5a, 0x00, 0, 0}),
+                    "p1.bmp");
+  // 16-bit 5-6-5 bit fields.
+  check_same_as_stb(
+      bmp(2, 2, 16, {}, {0xf800, 0x07e0, 0x001f}, {0x1f, 0xf8, 0xe0, 0x07, 0x00, 0xf8, 0xff, 0xff}),
+      "b565.bmp");
+  // 16-bit default 5-5-5.
+  check_same_as_stb(bmp(2, 1, 16, {}, {}, {0x1f, 0x7c, 0xe0, 0x03}), "b555.bmp");
+  // Top-down: a negative height reads rows in file order.
+  Bytes down = bmp(1, 2, 24, {}, {}, {1, 2, 3, 0, 4, 5, 6, 0});
+  down[22] = 0xfe, down[23] = down[24] = down[25] = 0xff;  // height -2
+  const DecodedImage d = decode(down, "down.bmp");
+  CHECK(d.image.pixels == std::vector<std::uint8_t>{3, 2, 1, 6, 5, 4});
+  // RLE8: a run of 3 of index 1, 3 literals (2, 3, 4) padded to 16 bits, end of line; then end of
+  // bitmap. Bottom-up: the file's first row is the image's last.
+  const Bytes rle = bmp(6, 2, 8, palette, {}, {3, 1, 0, 3, 2, 3, 4, 0, 0, 0, 0, 1}, 1);
+  const DecodedImage r = decode(rle, "rle.bmp");
+  REQUIRE(r.image.channels == 3);
+  const std::vector<std::uint8_t> last(r.image.pixels.begin() + 18, r.image.pixels.end());
+  CHECK(last == std::vector<std::uint8_t>{255, 0, 0, 255, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0, 255,
+                                          128, 128, 128});
+  // The first row was never coded: index 0, black.
+  CHECK(std::all_of(r.image.pixels.begin(), r.image.pixels.begin() + 18,
+                    [](std::uint8_t v) { return v == 0; }));
+  // 32-bit pixels with all-zero fourth bytes: no alpha.
+  CHECK(decode(bmp(1, 1, 32, {}, {}, {1, 2, 3, 0}), "x.bmp").image.channels == 3);
+  CHECK(decode(bmp(1, 1, 32, {}, {}, {1, 2, 3, 9}), "x.bmp").image.channels == 4);
+}
+
+TEST_CASE("TGA variants: uncompressed, colour-mapped, bottom-up", "[codec][tga]") {
+  // True colour, uncompressed, 2x2, bottom-left origin (descriptor 0).
+  Bytes t = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 2, 0, 24, 0};
+  for (int i = 0; i < 12; ++i) t.push_back(static_cast<std::uint8_t>(10 * i));
+  check_same_as_stb(t, "t.tga");
+  // Colour-mapped: 3 entries of 24 bits, 8-bit indices.
+  Bytes m = {0, 1, 1, 0, 0, 3, 0, 24, 0, 0, 0, 0, 3, 0, 1, 0, 8, 32};
+  for (int v : {0, 0, 255, 0, 255, 0, 255, 0, 0}) m.push_back(static_cast<std::uint8_t>(v));
+  for (int v : {2, 1, 0}) m.push_back(static_cast<std::uint8_t>(v));
+  const DecodedImage d = decode(m, "m.tga");
+  CHECK(d.image.pixels == std::vector<std::uint8_t>{0, 0, 255, 0, 255, 0, 255, 0, 0});
+}
+
+TEST_CASE("PNM variants: ASCII, bits, PAM, other maximum values", "[codec][pnm]") {
+  const auto text = [](const std::string& s) { return Bytes(s.begin(), s.end()); };
+  CHECK(decode(text("P1\n3 1\n1 0 1\n")).image.pixels == std::vector<std::uint8_t>{0, 255, 0});
+  CHECK(decode(text("P1 3 1 101")).image.pixels == std::vector<std::uint8_t>{0, 255, 0});
+  CHECK(decode(text("P2\n# comment\n2 1\n10\n0 10\n")).image.pixels ==
+        std::vector<std::uint8_t>{0, 255});
+  const DecodedImage p3 = decode(text("P3 1 1 1000 0 500 1000"));
+  REQUIRE(p3.bits == 16);
+  CHECK(p3.image16.pixels == std::vector<std::uint16_t>{0, 32768, 65535});
+  Bytes p4 = text("P4\n10 1\n");
+  p4.insert(p4.end(), {0xf0, 0x40});
+  CHECK(decode(p4).image.pixels ==
+        std::vector<std::uint8_t>{0, 0, 0, 0, 255, 255, 255, 255, 255, 0});
+  // 16-bit samples are big-endian.
+  Bytes p5 = text("P5 2 1 65535\n");
+  p5.insert(p5.end(), {0x01, 0x02, 0xff, 0x00});
+  CHECK(decode(p5).image16.pixels == std::vector<std::uint16_t>{0x0102, 0xff00});
+  Bytes pam =
+      text("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 2\nMAXVAL 255\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n");
+  pam.insert(pam.end(), {7, 9});
+  const DecodedImage a = decode(pam);
+  CHECK(a.image.channels == 2);
+  CHECK(a.image.pixels == std::vector<std::uint8_t>{7, 9});
+  check_same_as_stb(text("P5 2 1 255 \x01\xfe"), "x.pgm");
+}
+
+TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
+  // A 2x2 RGB PSD (3 channels), composite stored raw, then the same PackBits-compressed.
+  const auto psd = [](int depth, int compression, int channels) {
+    Bytes b = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0};
+    put16be(b, static_cast<unsigned>(channels));
+    put32be(b, 2);  // height
+    put32be(b, 2);  // width
+    put16be(b, static_cast<unsigned>(depth));
+    put16be(b, 3);  // RGB
+    put32be(b, 0);  // colour mode data
+    put32be(b, 0);  // image resources
+    put32be(b, 0);  // layers
+    put16be(b, static_cast<unsigned>(compression));
+    const int bytes = depth / 8;
+    if (compression == 1) {
+      for (int i = 0; i < channels * 2; ++i) put16be(b, static_cast<unsigned>(2 * bytes + 1));
+      for (int c = 0; c < channels; ++c) {
+        for (int y = 0; y < 2; ++y) {
+          b.push_back(static_cast<std::uint8_t>(2 * bytes - 1));  // literal of 2 * bytes
+          for (int i = 0; i < 2 * bytes; ++i)
+            b.push_back(static_cast<std::uint8_t>(40 * c + 10 * y + i + (c == 3 ? 200 : 0)));
+        }
+      }
+    } else {
+      for (int c = 0; c < channels; ++c) {
+        for (int y = 0; y < 2; ++y) {
+          for (int i = 0; i < 2 * bytes; ++i)
+            b.push_back(static_cast<std::uint8_t>(40 * c + 10 * y + i + (c == 3 ? 200 : 0)));
+        }
+      }
+    }
+    return b;
+  };
+  for (int depth : {8, 16}) {
+    for (int channels : {3, 4}) {
+      CAPTURE(depth, channels);
+      const Bytes raw = psd(depth, 0, channels), packed = psd(depth, 1, channels);
+      const DecodedImage a = decode(raw), b = decode(packed);
+      CHECK(a.bits == depth);
+      CHECK(a.channels() == channels);
+      CHECK(a.image.pixels == b.image.pixels);
+      CHECK(a.image16.pixels == b.image16.pixels);
+      if (channels == 3 && depth == 8) check_same_as_stb(raw, "x.psd");
+    }
+  }
+}
+
+TEST_CASE("the content decides the format, not the name", "[codec]") {
+  const Image in = test::random_image(5, 4, 3, 8);
+  const DecodedImage d = decode(encode_image(in, ImageFormat::kPng), "photo.jpg");
+  CHECK(d.format == ImageFormat::kPng);
+  CHECK(d.image.pixels == in.pixels);
+}
+
+TEST_CASE("formats from names and contents", "[codec]") {
+  CHECK(format_for_path("a.PNG") == ImageFormat::kPng);
+  CHECK(format_for_path("dir.v2/a.jpeg") == ImageFormat::kJpeg);
+  CHECK(format_for_path("a.tif") == ImageFormat::kTiff);
+  CHECK(format_for_path("a.pgm") == ImageFormat::kPnm);
+  CHECK(format_for_path("a.gif") == ImageFormat::kGif);
+  CHECK_FALSE(format_traits(ImageFormat::kGif).writable);
+  CHECK_FALSE(format_for_path("a.txt"));
+  CHECK_FALSE(format_for_path("dir.png/noext"));
+  CHECK(parse_format("JPG") == ImageFormat::kJpeg);
+  CHECK(parse_format(".webp") == ImageFormat::kWebp);
+  CHECK(parse_format("tiff") == ImageFormat::kTiff);
+  CHECK_FALSE(parse_format("xyz"));
+}
+
+TEST_CASE("small files claiming huge images are refused before pixels are allocated",
+          "[codec][limits]") {
+  // Each claims 26754 x 26754 pixels (716 megapixels) in a few dozen bytes.
+  Bytes b = bmp(1, 1, 24, {}, {}, {0, 0, 0, 0});
+  b[18] = b[22] = 0x82, b[19] = b[23] = 0x68;  // width and height 26754
+  const Bytes tga = {0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x82, 0x68, 0x82, 0x68, 24, 0, 1, 2, 3};
+  const Bytes pnm = {'P', '6', ' ', '2', '6', '7', '5', '4', ' ',  '2',
+                     '6', '7', '5', '4', ' ', '2', '5', '5', '\n', 0};
+  const std::string hdr_text = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 26754 +X 26754\n\x02\x02";
+  const Bytes hdr(hdr_text.begin(), hdr_text.end());
+  Bytes psd = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0, 0, 3};
+  put32be(psd, 26754), put32be(psd, 26754), put16be(psd, 8), put16be(psd, 3);
+  for (int i = 0; i < 3; ++i) put32be(psd, 0);
+  put16be(psd, 0);
+  const Bytes gif = {'G', 'I', 'F', '8', '9', 'a', 0x82, 0x68, 0x82, 0x68, 0, 0, 0, ';'};
+  for (const auto& [name, file] : std::vector<std::pair<std::string, Bytes>>{{"b.bmp", b},
+                                                                             {"t.tga", tga},
+                                                                             {"p.pnm", pnm},
+                                                                             {"h.hdr", hdr},
+                                                                             {"p.psd", psd},
+                                                                             {"g.gif", gif}}) {
+    CAPTURE(name);
+    CHECK_THROWS_WITH(decode(file, name), Catch::Contains("limit of 268.4 megapixels"));
+    // Past the limit as well, the data cannot hold what the header claims.
+    if (name != "g.gif")
+      CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0}), Catch::Contains("truncated"));
+  }
+  CHECK_THROWS_WITH(decode(pnm, "p.pnm", DecodeLimits{100}), Catch::Contains("--max-pixels 100"));
+}
+
+TEST_CASE("ICC profile, EXIF and density survive PNG, JPEG, WebP and TIFF", "[codec][metadata]") {
+  Metadata m;
+  m.icc = test::test_icc_profile(5000);
+  m.exif = {'I', 'I', 42, 0, 8, 0, 0, 0, 1, 0, 0x12, 1, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0};
+  m.density = Density{300, 300, Density::Unit::kInch};
+  const Image in = test::random_image(24, 16, 3, 13);
+  for (ImageFormat format :
+       {ImageFormat::kPng, ImageFormat::kJpeg, ImageFormat::kWebp, ImageFormat::kTiff}) {
+    CAPTURE(format_name(format));
+    const DecodedImage back = decode(encode_image(in, format, {}, m));
+    CHECK(back.metadata.icc == m.icc);
+    if (format_traits(format).exif) CHECK(back.metadata.exif == m.exif);
+    if (format_traits(format).density) {
+      REQUIRE(back.metadata.density);
+      CHECK(std::lround(back.metadata.density->x *
+                        (back.metadata.density->unit == Density::Unit::kCentimetre ? 2.54 : 1)) ==
+            300);
+    }
+    // And through a second encode, byte for byte the same.
+    CHECK(decode(encode_image(back.image, format, {}, back.metadata)).metadata.icc == m.icc);
+  }
+  CHECK(metadata_not_kept(m, ImageFormat::kTga) ==
+        std::vector<std::string>{"ICC profile", "EXIF", "density"});
+  CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());
+}
+
+TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][metadata]") {
+  const Image in = test::random_image(20, 12, 3, 14);
+  const Bytes little = test::camera_exif(false), big = test::camera_exif(true);
+  Metadata m;
+  m.exif = little;
+  // In TIFF's byte order and canonical layout: byte for byte, through any number of round trips.
+  const DecodedImage once = decode(encode_image(in, ImageFormat::kTiff, {}, m));
+  CHECK(once.metadata.exif == little);
+  CHECK(once.image.pixels == in.pixels);  // Orientation 6 is kept, not applied
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, once.metadata)).metadata.exif == little);
+  // Big-endian, as many cameras write it: every tag and value, in the TIFF's byte order.
+  m.exif = big;
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif == little);
+  // Through every format that holds EXIF, in turn, and back.
+  for (ImageFormat format : {ImageFormat::kJpeg, ImageFormat::kPng, ImageFormat::kWebp,
+                             ImageFormat::kTiff, ImageFormat::kPng}) {
+    CAPTURE(format_name(format));
+    const Bytes expected = format == ImageFormat::kTiff ? little : m.exif;
+    m.exif = decode(encode_image(in, format, {}, m)).metadata.exif;
+    CHECK(m.exif == expected);
+  }
+  // What a TIFF cannot keep is named for --verbose.
+  m.exif = test::camera_exif(false, true);
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF thumbnail"});
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif == little);
+  m.exif = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0};  // a first directory past the end
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF (unreadable)"});
+  CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif.empty());
+  CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());  // a block is copied as it is
+}
+
+TEST_CASE("unreadable inputs are IoErrors naming the file and why", "[codec]") {
+  TempDir dir;
+  CHECK_THROWS_WITH(read_image(dir.file("none.png")),
+                    Catch::Contains("none.png") && Catch::Contains("No such file"));
+  write_bytes(dir.file("text.png"), Bytes{'h', 'e', 'l', 'l', 'o', '\n'});
+  CHECK_THROWS_WITH(read_image(dir.file("text.png")),
+                    Catch::Contains("not an image gpublur reads"));
+  write_bytes(dir.file("empty.png"), {});
+  CHECK_THROWS_WITH(read_image(dir.file("empty.png")), Catch::Contains("empty"));
+  write_image(test::random_image(64, 64, 3, 9), dir.file("full.png"));
+  Bytes full = read_bytes(dir.file("full.png"));
+  full.resize(full.size() / 2);
+  write_bytes(dir.file("cut.png"), full);
+  CHECK_THROWS_AS(read_image(dir.file("cut.png")), IoError);
+  CHECK_THROWS_WITH(read_image(dir.path), Catch::Contains("is a directory"));
+  // A FIFO is read to its end, like a pipe.
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  const Bytes png = encode_image(test::random_image(3, 3, 3, 1), ImageFormat::kPng);
+  std::thread writer([&] { write_bytes(dir.file("fifo"), png); });
+  CHECK(read_file(dir.file("fifo")) == png);
+  writer.join();
+}
+
+TEST_CASE("bytes from a file never reach the terminal raw", "[codec]") {
+  CHECK(printable("a\nb\x1b[31mc") == "a\\x0ab\\x1b[31mc");
+  CHECK(printable("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 stays
+  CHECK(printable("\xff\xc3") == "\\xff\\xc3");      // anything else does not
+  // A PNG whose chunk type holds control bytes: the message holds no raw control byte.
+  Bytes png = encode_image(test::random_image(2, 2, 3, 1), ImageFormat::kPng);
+  png[12] = '\x1b', png[13] = '\n';  // IHDR's type
+  try {
+    decode(png, "evil\x1b.png");
+    FAIL("decoded");
+  } catch (const IoError& e) {
+    const std::string what = e.what();
+    CHECK(std::none_of(what.begin(), what.end(),
+                       [](char c) { return static_cast<unsigned char>(c) < 0x20; }));
+  }
+}
+
+TEST_CASE("writes are atomic and never leave partial files", "[codec]") {
+  TempDir dir;
+  const Image image = test::random_image(8, 8, 3, 5);
+  SECTION("missing directory") {
+    CHECK_THROWS_AS(write_image(image, dir.file("missing/out.png")), IoError);
+    CHECK_THROWS_AS(check_writable_destination(dir.file("missing/out.png")), IoError);
+    CHECK(files_in(dir.path) == 0);
+  }
+  SECTION("unknown extension is a usage error and writes nothing") {
+    CHECK_THROWS_AS(write_image(image, dir.file("out.gif")), UsageError);
+    CHECK(files_in(dir.path) == 0);
+  }
+  SECTION("an existing file is replaced whole, keeping its mode, and no temporary remains") {
+    write_bytes(dir.file("out.png"), Bytes{'o', 'l', 'd'});
+    ::chmod(dir.file("out.png").c_str(), 0640);
+    write_image(image, dir.file("out.png"));
+    CHECK(read_image(dir.file("out.png")).image.pixels == image.pixels);
+    struct stat info {};
+    ::stat(dir.file("out.png").c_str(), &info);
+    CHECK((info.st_mode & 0777) == 0640);
+    CHECK(files_in(dir.path) == 1);
+  }
+  SECTION("a destination that is a directory is refused") {
+    ::mkdir(dir.file("d.png").c_str(), 0755);
+    CHECK_THROWS_AS(check_writable_destination(dir.file("d.png")), IoError);
+  }
+  SECTION("names up to the file system's limit") {
+    const std::string name = std::string(251, 'n') + ".png";  // 255 bytes
+    write_image(image, dir.file(name));
+    CHECK(read_image(dir.file(name)).image.pixels == image.pixels);
+    CHECK(files_in(dir.path) == 1);
+  }
+}

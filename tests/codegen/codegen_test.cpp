@@ -1,0 +1,359 @@
+// codegen_test.cpp — generated source is deterministic and pinned by golden files.
+// The goldens hold the generated preludes; the templates after them are checked to be the
+// embedded files unchanged. Regenerate after an intended change with:
+//   GPUBLUR_UPDATE_GOLDENS=1 ./gpublur_tests "[codegen]"
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "base/errors.hpp"
+#include "codegen/codegen.hpp"
+#include "codegen/embedded_kernels.hpp"
+#include "gpu/blur_launch.hpp"
+#include "support/reference_blur.hpp"
+
+using namespace gpublur;
+
+namespace {
+
+std::string read_golden(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  std::ostringstream text;
+  text << file.rdbuf();
+  return text.str();
+}
+
+// The generated part of a kernel's source: everything before the first of kernels/' files, which
+// must follow unchanged, as the next test checks.
+std::string prelude_of(const std::string& source) {
+  const auto end = source.find("#line 1 \"");
+  REQUIRE(end != std::string::npos);
+  return source.substr(0, end);
+}
+
+void check_golden(const std::string& name, const std::string& source) {
+  const std::string actual = prelude_of(source);
+  const std::string path = std::string(GPUBLUR_GOLDEN_DIR) + "/" + name;
+  if (std::getenv("GPUBLUR_UPDATE_GOLDENS")) {
+    std::ofstream(path, std::ios::binary) << actual;
+    WARN("updated " << path);
+  }
+  const std::string expected = read_golden(path);
+  REQUIRE_FALSE(expected.empty());
+  CHECK(actual == expected);
+}
+
+}  // namespace
+
+TEST_CASE("generated source matches the golden files", "[codegen]") {
+  check_golden("mma_7x7_c3_clamp.cu", generate_kernel(test::make_test_spec(7, 1.5, 3)).source);
+  check_golden("tiled_7x7_c3_clamp.cu",
+               generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kTiled).source);
+  check_golden("wide_3x3_c4_constant.cu",
+               generate_kernel(test::make_test_spec(3, 0.8, 4, Border::kConstant, {1, 2, 3, 255}),
+                               KernelVariant::kWide)
+                   .source);
+  check_golden(
+      "naive_5x5_c1_wrap.cu",
+      generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), KernelVariant::kNaive)
+          .source);
+}
+
+TEST_CASE("the kernel's files follow the prelude unchanged", "[codegen]") {
+  const auto [variant, own_file] =
+      GENERATE(table<KernelVariant, std::string_view>({{KernelVariant::kMma, kBlurMmaCu},
+                                                       {KernelVariant::kTiled, kBlurTiledCu},
+                                                       {KernelVariant::kWide, kBlurWideCu},
+                                                       {KernelVariant::kNaive, kNaiveBlurCu},
+                                                       {KernelVariant::kGeneral, kBlurGeneralCu}}));
+  const GeneratedKernel k =
+      generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), variant);
+  std::string files;
+  for (const KernelFile& file : kernel_files(k.schedule)) {
+    files += "#line 1 \"" + std::string(file.name) + "\"\n" + std::string(file.text);
+  }
+  CHECK(k.source == prelude_of(k.source) + files);
+  // The shared headers first; the variant's own file last.
+  const std::vector<KernelFile> list = kernel_files(k.schedule);
+  REQUIRE(list.size() >= 4);
+  CHECK(list[0].text == kHostDeviceCuh);
+  CHECK(list[1].text == kBorderCuh);
+  CHECK(list[2].text == kCommonCuh);
+  CHECK(list.back().text == own_file);
+  CHECK_THAT(k.source, Catch::Contains("#define GB_BORDER 3\n"));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_CHANNELS 1\n"));
+  CHECK(k.schedule.variant == variant);
+  CHECK(k.entry == (variant == KernelVariant::kGeneral ? "gb_vertical_kernel" : "gb_blur_kernel"));
+  CHECK(k.channels == 1);
+}
+
+TEST_CASE("the border's number in the prelude is border.cuh's", "[codegen]") {
+  for (const auto& entry : kBorderNames.entries) {
+    const GeneratedKernel k = generate_kernel(test::make_test_spec(5, 1.0, 3, entry.value));
+    CHECK_THAT(k.source, Catch::Contains("#define GB_BORDER " +
+                                         std::to_string(static_cast<int>(entry.value)) + "\n"));
+  }
+}
+
+TEST_CASE("auto picks the tensor-core kernel, else the tiled one, else the wide one", "[codegen]") {
+  const auto pick = [](int size, double sigma, int channels, int arch) {
+    return choose_schedule(test::make_test_spec(size, sigma, channels), KernelVariant::kAuto,
+                           SampleFormat::k8, arch)
+        .variant;
+  };
+  CHECK(pick(7, 1.5, 3, 0) == KernelVariant::kMma);   // arch not known: a current GPU
+  CHECK(pick(7, 1.5, 3, 90) == KernelVariant::kMma);
+  CHECK(pick(7, 1.5, 3, 80) == KernelVariant::kMma);
+  CHECK(pick(7, 1.5, 3, 75) == KernelVariant::kTiled);  // no u8 mma.m16n8k32 before sm_80
+  CHECK(pick(31, 5.0, 4, 90) == KernelVariant::kMma);   // halo 60 bytes
+  CHECK(pick(49, 8.0, 1, 90) == KernelVariant::kMma);   // radius 24
+  CHECK(pick(51, 8.0, 1, 90) == KernelVariant::kMma);
+  CHECK(pick(23, 4.0, 4, 90) == KernelVariant::kMma);   // halo 44
+  CHECK(pick(35, 5.5, 4, 90) == KernelVariant::kMma);   // halo 68
+  CHECK(pick(3, 0.1, 3, 90) == KernelVariant::kTiled);  // centre tap 2^16: not two bytes
+  CHECK(pick(1, 0.5, 3, 90) == KernelVariant::kTiled);
+  CHECK(pick(101, 16.0, 3, 90) == KernelVariant::kMma);
+  CHECK(pick(101, 16.0, 3, 75) == KernelVariant::kWide);
+  CHECK(pick(255, 40.0, 4, 90) == KernelVariant::kMma);  // radius 127, halo 508: the limits
+  CHECK(pick(255, 40.0, 4, 86) == KernelVariant::kMma);  // one warp in 99 KiB
+  CHECK(pick(257, 40.0, 1, 90) == KernelVariant::kWide);
+  CHECK(pick(65, 10.0, 1, 75) == KernelVariant::kTiled);
+  CHECK(pick(67, 10.0, 1, 75) == KernelVariant::kWide);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(101, 16.0, 3), KernelVariant::kTiled),
+                  UsageError);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
+                                  SampleFormat::k8, 75),
+                  UsageError);
+  CHECK_THROWS_AS(choose_schedule(test::make_test_spec(3, 0.1, 3), KernelVariant::kMma),
+                  UsageError);
+}
+
+TEST_CASE("launch dimensions cover the image", "[codegen]") {
+  for (KernelVariant variant : {KernelVariant::kMma, KernelVariant::kTiled, KernelVariant::kWide}) {
+    const GeneratedKernel k = generate_kernel(test::make_test_spec(7, 1.5, 3), variant);
+    const LaunchDims d = launch_dims(k, 1000, 777);
+    CHECK(static_cast<long long>(d.grid_x) * k.schedule.tile_w >= 3000);
+    CHECK(static_cast<long long>(d.grid_x - 1) * k.schedule.tile_w < 3000);
+    CHECK(static_cast<long long>(d.grid_y) * k.schedule.tile_h >= 777);
+    CHECK(static_cast<int>(d.block) == k.schedule.block_threads);
+  }
+}
+
+TEST_CASE("same spec, same bytes", "[codegen]") {
+  const BlurSpec spec = test::make_test_spec(31, 5.0, 3, Border::kReflect101);
+  CHECK(generate_kernel(spec).source == generate_kernel(spec).source);
+}
+
+// What the kernel computes from the grid: its tile of ceil(units / grid_x) units.
+void check_mma_columns(const LaunchDims& d, long long row_units, long long max_units) {
+  const long long tile_units = (row_units + d.grid_x - 1) / d.grid_x;
+  CHECK(tile_units <= max_units);
+  CHECK(tile_units * d.grid_x >= row_units);        // covers the row
+  CHECK(tile_units * (d.grid_x - 1) < row_units);   // and no block starts past it
+}
+
+TEST_CASE("launch dimensions balance the tensor-core kernel's tiles over the SMs", "[codegen]") {
+  const GeneratedKernel big = generate_kernel(test::make_test_spec(255, 40.0, 4), KernelVariant::kMma,
+                                              SampleFormat::k8, 90, ChannelLayout::kInterleaved);
+  const long long widest = big.schedule.tile_w / 32;  // 64 units: 1080p RGBA gets 4 x 17 blocks
+  // Large kernels: more, narrower blocks where the widest leave SMs idle (1080p), never wider
+  // than twice the widest or 64 units; without an SM count, the widest.
+  const LaunchDims hd_big = launch_dims(big, 1920, 1080, 132);
+  CHECK(hd_big.grid_x > launch_dims(big, 1920, 1080).grid_x);
+  CHECK(static_cast<long long>(hd_big.grid_x) * hd_big.grid_y <= 132);  // one block per SM, one wave
+  CHECK(hd_big.dynamic_shared_bytes == static_cast<unsigned>(big.schedule.shared_bytes));
+  check_mma_columns(launch_dims(big, 3840, 2160), 480, widest);
+  for (int width : {1, 31, 33, 1000, 5000, 7680}) {
+    CAPTURE(width);
+    check_mma_columns(launch_dims(big, width, 700, 132), (width * 4 + 31) / 32, 64);
+  }
+  const GeneratedKernel gray = generate_kernel(test::make_test_spec(101, 16.0, 1), KernelVariant::kMma,
+                                               SampleFormat::k8, 90);
+  for (int width : {1, 1920, 3840, 7680}) {
+    CAPTURE(width);
+    check_mma_columns(launch_dims(gray, width, 4320, 132), (width + 31) / 32,
+                      2 * gray.schedule.tile_w / 32);
+  }
+  // Small kernels from 4 blocks per SM up (8K and 4K 7x7 RGB) keep their widest tiles or widen
+  // them, where that saves a nearly empty last wave or a second one.
+  const GeneratedKernel small = generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kMma,
+                                                SampleFormat::k8, 90);
+  const long long small_widest = small.schedule.tile_w / 32;
+  for (int width : {3840, 7680}) {
+    CAPTURE(width);
+    const LaunchDims d = launch_dims(small, width, width * 9 / 16, 132);
+    CHECK(d.grid_x <= launch_dims(small, width, width * 9 / 16).grid_x);
+    check_mma_columns(d, width * 3 / 32, small_widest * 8 / 5);
+  }
+  // 4K RGB 7x7: 24 x 34 = 816 blocks of the widest (15 units), a second wave of 288 after 528;
+  // 24 units make 15 x 34 = 510, one wave.
+  CHECK(launch_dims(small, 3840, 2160, 132).grid_x == 15);
+  // 1080p RGBA 31x31: 16 x 34 = 544 blocks of the widest for 528 places; 15 x 34 fit.
+  const GeneratedKernel rgba31 = generate_kernel(test::make_test_spec(31, 5.0, 4), KernelVariant::kMma,
+                                                 SampleFormat::k8, 90);
+  CHECK(launch_dims(rgba31, 1920, 1080, 132).grid_x == 15);
+  // The same for a later wave: 8K gray and 4K RGBA 7x7 make 1088 blocks of the widest (15 units:
+  // 16 x 68 and 32 x 34), 32 past two waves of 528; 16 units make 1020 (15 x 68, 30 x 34), which
+  // fit in two.
+  const GeneratedKernel gray7 = generate_kernel(test::make_test_spec(7, 1.5, 1), KernelVariant::kMma,
+                                                SampleFormat::k8, 90);
+  CHECK(launch_dims(gray7, 7680, 4320, 132).grid_x == 15);
+  const GeneratedKernel rgba7 = generate_kernel(test::make_test_spec(7, 1.5, 4), KernelVariant::kMma,
+                                                SampleFormat::k8, 90);
+  CHECK(launch_dims(rgba7, 3840, 2160, 132).grid_x == 30);
+  // 8K RGB 7x7: 48 x 68 = 3264 blocks, 96 (18% of a wave) past six: the widest.
+  CHECK(launch_dims(small, 7680, 4320, 132).grid_x == 48);
+  // Below (the bytes of 4K gray: 8 x 34 = 272 blocks; 1080p 7x7 RGB: 12 x 17 = 204 blocks, for
+  // 132 SMs), more blocks of fewer steps.
+  CHECK(launch_dims(small, 1280, 2160, 132).grid_x > launch_dims(small, 1280, 2160).grid_x);
+  const LaunchDims hd = launch_dims(small, 1920, 1080, 132);
+  CHECK(hd.grid_x > launch_dims(small, 1920, 1080).grid_x);
+  check_mma_columns(hd, 180, small_widest);
+  check_mma_columns(launch_dims(small, 1920, 1080), 180, small_widest);
+}
+
+TEST_CASE("schedules fit in shared memory for every kernel size", "[codegen]") {
+  for (int channels = 1; channels <= 4; ++channels) {
+    for (int size : {1, 7, 31, 255, 1023, kMaxKernelSize}) {
+      CAPTURE(channels, size);
+      const KernelSchedule s = choose_schedule(test::make_test_spec(size, 2.0, channels));
+      CHECK(s.tile_h >= 1);
+      // Static shared memory stops at 48 KiB; dynamic at the least any sm_80+ GPU opts into.
+      CHECK(s.shared_bytes <= (s.mma ? 99 : 48) * 1024);
+      if (s.variant == KernelVariant::kWide) {
+        CHECK(s.shared_bytes == s.tile_h * (s.tile_w + 2 * (size / 2) * channels) * 2);
+      } else if (s.variant == KernelVariant::kMma) {
+        REQUIRE(s.mma);
+        const gb_mma::Geometry& g = s.mma->geometry;
+        CHECK(g.pad >= (size / 2) * (s.planes() ? 1 : channels));
+        CHECK((s.planes() == 0 || s.planes() == channels));
+        CHECK(g.pad % 16 == 0);
+        CHECK(s.tile_h == s.block_threads / 2);  // 16 rows per warp
+        CHECK(s.tile_w % 32 == 0);
+        CHECK(s.shared_bytes == g.shared_bytes(s.block_threads / 32));
+        CHECK(s.launch_shared_bytes() == static_cast<unsigned>(s.shared_bytes));
+      } else {
+        REQUIRE(s.tiled);
+        CHECK(s.tiled->halo >= (size / 2) * channels);
+        CHECK((s.tiled->row_stride / 2) % 2 == 1);
+        CHECK(s.tile_h % s.tiled->strip_h == 0);
+        CHECK(s.shared_bytes == s.tile_h * s.tiled->row_stride * 2);
+      }
+    }
+  }
+}
+
+TEST_CASE("large kernels of several channels blur one plane per channel", "[codegen]") {
+  const auto kernel = [](int size, int channels, ChannelLayout layout = ChannelLayout::kAuto) {
+    return generate_kernel(test::make_test_spec(size, size / 6.0, channels), KernelVariant::kAuto,
+                           SampleFormat::k8, 90, layout);
+  };
+  // Planes from an interleaved halo of 65 bytes (the taps of a plane are 1 byte apart, not C),
+  // never for one channel.
+  CHECK(kernel(255, 4).schedule.planes() == 4);
+  CHECK(kernel(101, 3).schedule.planes() == 3);
+  CHECK(kernel(51, 3).schedule.planes() == 3);  // halo 75
+  CHECK(kernel(67, 2).schedule.planes() == 2);  // 66
+  CHECK(kernel(65, 2).schedule.planes() == 0);  // 64
+  CHECK(kernel(33, 4).schedule.planes() == 0);  // 64
+  CHECK(kernel(7, 4).schedule.planes() == 0);
+  CHECK(kernel(255, 1).schedule.planes() == 0);
+  CHECK(kernel(255, 4, ChannelLayout::kInterleaved).schedule.planes() == 0);
+  CHECK(kernel(7, 3, ChannelLayout::kPlanes).schedule.planes() == 3);
+  CHECK(kernel(7, 1, ChannelLayout::kPlanes).schedule.planes() == 0);
+
+  // A one-channel kernel with the image's channels as grid layers, and the split and merge.
+  const GeneratedKernel k = kernel(255, 4);
+  CHECK(k.channels == 4);
+  CHECK(k.schedule.variant == KernelVariant::kMma);
+  CHECK(k.schedule.mma->geometry.pad == 128);  // radius 127 of one channel, not 508 bytes
+  CHECK(k.source.find("#define GB_CHANNELS 1\n") != std::string::npos);
+  CHECK(k.source.find("#define GB_PLANES 4\n") != std::string::npos);
+  CHECK(k.source.find("gb_split_planes") != std::string::npos);
+  CHECK(k.split_entry == "gb_split_planes");
+  CHECK(k.merge_entry == "gb_merge_planes");
+  CHECK(k.name.find("_planes") != std::string::npos);
+  CHECK(kernel(255, 4, ChannelLayout::kInterleaved).source.find("#define GB_PLANES") == std::string::npos);
+
+  const LaunchDims d = launch_dims(k, 1920, 1080, 132);
+  CHECK(d.grid_z == 4);
+  check_mma_columns(d, 60, 2 * k.schedule.tile_w / 32);  // 1920 one-byte columns
+  CHECK(launch_dims(kernel(255, 4, ChannelLayout::kInterleaved), 1920, 1080, 132).grid_z == 1);
+
+  // The split and merge: 4 pixels a thread, every row.
+  for (int width : {1, 4, 5, 1920, 1921}) {
+    CAPTURE(width);
+    const LaunchDims c = plane_copy_dims(width, 33);
+    CHECK(static_cast<long long>(c.grid_x) * c.block * 4 >= width);
+    CHECK(static_cast<long long>(c.grid_x - 1) * c.block * 4 < width);
+    CHECK(c.grid_y == 33);
+  }
+  // Two planar buffers besides the input and output; none for an interleaved blur.
+  CHECK(blur_scratch_bytes(k, 1921, 10) == 2 * 4 * 10 * device_pitch(1921));
+  CHECK(blur_scratch_bytes(kernel(7, 4), 1921, 10) == 0);
+}
+
+TEST_CASE("a stack of images is one launch: a grid layer per image, per plane of each",
+          "[codegen]") {
+  const auto kernel = [](int size, int channels, SampleFormat format = SampleFormat::k8,
+                         KernelVariant variant = KernelVariant::kAuto) {
+    return generate_kernel(test::make_test_spec(size, size / 6.0, channels), variant, format, 90);
+  };
+  const GeneratedKernel mma = kernel(7, 3), planar = kernel(255, 4);
+  REQUIRE(planar.schedule.planes() == 4);
+  for (const GeneratedKernel& k :
+       {mma, kernel(7, 3, SampleFormat::k8, KernelVariant::kTiled),
+        kernel(7, 3, SampleFormat::k8, KernelVariant::kWide),
+        kernel(7, 3, SampleFormat::k8, KernelVariant::kNaive), kernel(7, 3, SampleFormat::k16)}) {
+    CAPTURE(variant_name(k.schedule.variant));
+    const LaunchDims one = launch_dims(k, 1920, 1080, 132),
+                     five = launch_dims(k, 1920, 1080, 132, 5);
+    CHECK(one.grid_z == 1);
+    CHECK(five.grid_z == 5);
+    CHECK(five.grid_y == one.grid_y);  // every layer one image's rows
+    CHECK(five.block == one.block);
+  }
+  // Planar: plane p of image i is layer p * images + i; the split and merge take a layer per image.
+  CHECK(launch_dims(planar, 1920, 1080, 132, 3).grid_z == 12);
+  CHECK(plane_copy_dims(1920, 1080, 3).grid_z == 3);
+  CHECK(plane_copy_dims(1920, 1080, 3).grid_y == 1080);
+  CHECK(blur_scratch_bytes(planar, 1921, 10, 3) == 3 * blur_scratch_bytes(planar, 1921, 10));
+  const GeneratedKernel general = kernel(7, 3, SampleFormat::k16);
+  CHECK(blur_scratch_bytes(general, 100, 10, 7) == 7 * blur_scratch_bytes(general, 100, 10));
+  CHECK(blur_scratch_bytes(mma, 100, 10, 7) == 0);
+
+  // The wave model sees the stack's blocks: a 1080p gray image alone takes narrowed tiles to
+  // fill the SMs; sixteen of them fill the SMs many times over at the widest.
+  const GeneratedKernel gray = kernel(7, 1);
+  CHECK(launch_dims(gray, 1920, 1080, 132).grid_x > launch_dims(gray, 1920, 1080).grid_x);
+  CHECK(launch_dims(gray, 1920, 1080, 132, 16).grid_x < launch_dims(gray, 1920, 1080, 132).grid_x);
+
+  // CUDA's grid has at most 65535 layers: a deeper stack is refused, not launched wrong.
+  CHECK(launch_dims(mma, 64, 64, 132, 65535).grid_z == 65535);
+  CHECK_THROWS_AS(launch_dims(mma, 64, 64, 132, 65536), InternalError);
+  CHECK_THROWS_AS(launch_dims(planar, 64, 64, 132, 16384), InternalError);  // 65536 planes
+  CHECK_THROWS_AS(launch_dims(mma, 64, 64, 132, 0), InternalError);
+}
+
+TEST_CASE("small horizontal halos take the narrow product, up to 4 bytes its k16 form", "[codegen]") {
+  const auto schedule = [](int size, int channels) {
+    return generate_kernel(test::make_test_spec(size, size / 5.0 + 0.3, channels), KernelVariant::kMma,
+                           SampleFormat::k8, 90)
+        .schedule;
+  };
+  // blur_mma.cu decides from the same numbers (kNarrow, kTiny); codegen's cost model follows.
+  CHECK(schedule(7, 1).mma->geometry.tiny());         // halo 3 bytes
+  CHECK(schedule(9, 1).mma->geometry.tiny());         // 4
+  CHECK(schedule(3, 4).mma->geometry.tiny());         // 4
+  CHECK(schedule(5, 2).mma->geometry.tiny());         // 4
+  CHECK_FALSE(schedule(11, 1).mma->geometry.tiny());  // 5: the k32 form
+  CHECK(schedule(11, 1).mma->geometry.narrow());
+  CHECK_FALSE(schedule(7, 3).mma->geometry.tiny());  // 9
+  CHECK(schedule(7, 3).mma->geometry.narrow());
+  CHECK_FALSE(schedule(7, 4).mma->geometry.tiny());  // 12
+  CHECK(schedule(7, 4).mma->geometry.narrow());
+  CHECK_FALSE(schedule(9, 4).mma->geometry.narrow());  // 16: the general horizontal product
+  CHECK_FALSE(schedule(9, 4).mma->geometry.tiny());
+}

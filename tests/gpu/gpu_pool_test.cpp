@@ -1,0 +1,137 @@
+// gpu_pool_test.cpp — [gpu] the batch's GPU stage: images handed to a pool of workers from many
+// threads at once (two workers on the one GPU, as --devices 0,0 makes: the multi-GPU scheduling
+// on any machine), stacked into shared launches, come back with the CPU's bytes; and the whole
+// pipeline on the GPU writes the files the CPU writes.
+#include <catch2/catch.hpp>
+
+#include <future>
+#include <thread>
+
+#include "batch/blur_device.hpp"
+#include "batch/pipeline.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "gpu/gpu_pool.hpp"
+#include "gpu_session.hpp"
+#include "support/reference_blur.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace gpublur;
+using test::gpu;
+
+namespace {
+
+// A prepared image of random samples: 8-bit of `channels`, or 16-bit where `sixteen`.
+PreparedImage prepared(int width, int height, int channels, bool sixteen, std::uint32_t seed,
+                       const BlurParameters& p) {
+  DecodedImage d;
+  if (sixteen) {
+    d.bits = 16;
+    d.image16 = test::random_image16(width, height, channels, seed);
+  } else {
+    d.image = test::random_image(width, height, channels, seed);
+  }
+  return prepare_image(std::move(d), p, ImageFormat::kPng);
+}
+
+class Collect final : public FileObserver {
+ public:
+  void file_done(const FileResult& r) override { results.push_back(r); }
+  std::vector<FileResult> results;
+};
+
+}  // namespace
+
+TEST_CASE("a pool of two workers on one GPU: many threads, stacked launches, the CPU's bytes",
+          "[gpu][pool]") {
+  KernelLibrary kernels(KernelChoices{}, [](const std::string&, bool) {});
+  GpuPool pool({gpu(), gpu()}, kernels);
+  std::string why;
+  REQUIRE(pool.wait_ready(why));
+  const BlurParameters p = test::make_test_parameters(7, 1.5);
+  // 48 images: three shapes and kernels (RGB, gray, 16-bit RGBA with transparency), in a burst
+  // from 16 threads, so that images of one kind wait together while a kernel compiles.
+  struct Job {
+    PreparedImage image;
+    PreparedImage expected;
+    GpuBlurTimes times;
+  };
+  std::vector<Job> jobs;
+  for (int i = 0; i < 48; ++i) {
+    const int kind = i % 3;
+    PreparedImage image = kind == 0 ? prepared(257, 130, 3, false, static_cast<std::uint32_t>(i), p)
+                          : kind == 1
+                              ? prepared(64, 311, 1, false, static_cast<std::uint32_t>(i), p)
+                              : prepared(99, 45, 4, true, static_cast<std::uint32_t>(i), p);
+    PreparedImage expected = image;
+    if (expected.format == SampleFormat::k16) {
+      expected.image16 = blur_on_cpu(expected.image16, expected.spec);
+    } else {
+      expected.image = blur_on_cpu(expected.image, expected.spec);
+    }
+    jobs.push_back({std::move(image), std::move(expected), {}});
+  }
+  std::vector<std::future<void>> threads;
+  std::atomic<std::size_t> next{0};
+  for (int t = 0; t < 16; ++t) {
+    threads.push_back(std::async(std::launch::async, [&] {
+      for (std::size_t i; (i = next++) < jobs.size();) {
+        jobs[i].times = pool.blur(jobs[i].image, kernel_key(jobs[i].image));
+      }
+    }));
+  }
+  for (auto& t : threads) t.get();
+  int most_stacked = 0;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(jobs[i].image.image.pixels == jobs[i].expected.image.pixels);
+    CHECK(jobs[i].image.image16.pixels == jobs[i].expected.image16.pixels);
+    most_stacked = std::max(most_stacked, jobs[i].times.stacked);
+  }
+  CHECK(most_stacked > 1);
+  long images = 0, launches = 0;
+  for (const GpuWorkerStats& s : pool.stats()) {
+    images += s.images;
+    launches += s.launches;
+    CHECK(s.failure.empty());
+  }
+  CHECK(images == 48);
+  CHECK(launches < 48);
+  CHECK(pool.stats().size() == 2);
+}
+
+TEST_CASE("the pipeline on the GPU writes the files it writes on the CPU", "[gpu][pool]") {
+  const test::TempDir dir;
+  std::vector<Job> gpu_jobs, cpu_jobs;
+  for (int i = 0; i < 12; ++i) {
+    const std::string name = "in" + std::to_string(i) + ".png";
+    const int channels = 1 + i % 4;
+    Image image =
+        test::random_image(40 + 13 * i, 30 + 7 * i, channels, static_cast<std::uint32_t>(i));
+    if (channels == 2 || channels == 4)
+      image.pixels[static_cast<std::size_t>(channels) - 1] = 7;  // transparency
+    write_image(image, dir.file(name));
+    gpu_jobs.push_back(single_job(dir.file(name), dir.file("gpu/" + name), std::nullopt));
+    cpu_jobs.push_back(single_job(dir.file(name), dir.file("cpu/" + name), std::nullopt));
+  }
+  PipelineSettings settings;
+  settings.blur = test::make_test_parameters(9, 2.0);
+  for (const auto& [choice, jobs] :
+       {std::pair{DeviceChoice::kGpu, gpu_jobs}, std::pair{DeviceChoice::kCpu, cpu_jobs}}) {
+    KernelLibrary kernels(KernelChoices{}, [](const std::string&, bool) {});
+    BlurDevice device(choice, {0, 0}, jobs.size(), kernels, [](const std::string&) {});
+    Collect collect;
+    run_pipeline(jobs, settings, device, collect);
+    REQUIRE(collect.results.size() == jobs.size());
+    for (const FileResult& r : collect.results) {
+      CAPTURE(r.job.input, r.error);
+      CHECK(r.status == FileResult::Status::kDone);
+      CHECK(r.device == (choice == DeviceChoice::kGpu ? "gpu" : "cpu"));
+    }
+  }
+  for (std::size_t i = 0; i < gpu_jobs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(read_file(gpu_jobs[i].output) == read_file(cpu_jobs[i].output));
+  }
+}

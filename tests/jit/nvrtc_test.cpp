@@ -1,0 +1,142 @@
+// nvrtc_test.cpp — NVRTC compiles the generated kernel to PTX and CUBIN for every architecture
+// gpublur targets, with no GPU present; a broken source is a CompileError carrying the log.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+
+#include "base/errors.hpp"
+#include "jit/nvrtc.hpp"
+#include "support/reference_blur.hpp"
+
+using namespace gpublur;
+
+namespace {
+
+constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
+constexpr std::uint16_t kEmCuda = 190;
+
+std::uint16_t elf_machine(const std::vector<char>& elf) {
+  std::uint16_t machine = 0;
+  std::memcpy(&machine, elf.data() + 18, sizeof machine);
+  return machine;
+}
+
+// CUDA ELF e_flags: ABI version 8 (CUDA 12.8+) keeps the SM number in bits 8..15, older ABIs
+// in bits 0..7.
+int elf_sm(const std::vector<char>& elf) {
+  std::uint32_t flags = 0;
+  std::memcpy(&flags, elf.data() + 48, sizeof flags);
+  const int abi_version = static_cast<unsigned char>(elf[8]);
+  return static_cast<int>(abi_version >= 8 ? (flags >> 8) & 0xff : flags & 0xff);
+}
+
+}  // namespace
+
+TEST_CASE("NVRTC is present and knows the architectures gpublur targets", "[nvrtc]") {
+  const NvrtcVersion v = nvrtc_version();
+  CHECK(v.major >= 12);
+  for (int arch : {75, 80, 86, 89, 90, 120}) {
+    CHECK(std::find(v.archs.begin(), v.archs.end(), arch) != v.archs.end());
+  }
+}
+
+TEST_CASE("the blur kernel compiles to PTX and CUBIN without a GPU", "[nvrtc]") {
+  const int arch_number = GENERATE(75, 80, 86, 89, 90, 120);
+  // Auto picks the tensor-core kernel from sm_80 on, the tiled one for sm_75.
+  const GeneratedKernel kernel =
+      generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kAuto, SampleFormat::k8,
+                      arch_number);
+  CHECK(kernel.schedule.variant ==
+        (arch_number >= 80 ? KernelVariant::kMma : KernelVariant::kTiled));
+  const Arch arch = arch_from_number(arch_number);
+  CAPTURE(arch.sm());
+
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{arch, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains("\n.target " + arch.sm() + "\n"));
+  CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_blur_kernel("));
+  CHECK(ptx.cubin.empty());
+  CHECK(ptx.module_image() == ptx.ptx.c_str());
+
+  const CompiledKernel cubin = compile_kernel(kernel, CompilePlan{arch, Target::kCubin, ""});
+  REQUIRE(cubin.cubin.size() > 64);
+  CHECK(std::memcmp(cubin.cubin.data(), kElfMagic, sizeof kElfMagic) == 0);
+  CHECK(cubin.cubin[4] == 2);  // ELFCLASS64
+  CHECK(elf_machine(cubin.cubin) == kEmCuda);
+  CHECK(elf_sm(cubin.cubin) == arch_number);
+  CHECK_THAT(cubin.ptx, Catch::Contains(".target " + arch.sm()));  // the PTX it was built from
+}
+
+TEST_CASE("every variant and border compiles, up to the largest kernels", "[nvrtc]") {
+  const auto [variant, size, channels, border] = GENERATE(
+      table<KernelVariant, int, int, Border>({{KernelVariant::kMma, 7, 3, Border::kClamp},
+                                              {KernelVariant::kMma, 3, 1, Border::kReflect},
+                                              {KernelVariant::kMma, 31, 4, Border::kConstant},
+                                              {KernelVariant::kMma, 49, 1, Border::kWrap},
+                                              {KernelVariant::kMma, 101, 3, Border::kReflect101},
+                                              {KernelVariant::kMma, 255, 4, Border::kClamp},
+                                              {KernelVariant::kTiled, 7, 3, Border::kClamp},
+                                              {KernelVariant::kTiled, 5, 2, Border::kReflect},
+                                              {KernelVariant::kTiled, 3, 4, Border::kReflect101},
+                                              {KernelVariant::kTiled, 9, 1, Border::kWrap},
+                                              {KernelVariant::kTiled, 7, 4, Border::kConstant},
+                                              {KernelVariant::kTiled, 65, 1, Border::kClamp},
+                                              {KernelVariant::kTiled, 31, 4, Border::kClamp},
+                                              {KernelVariant::kWide, 255, 4, Border::kReflect101},
+                                              {KernelVariant::kWide, 4095, 1, Border::kConstant},
+                                              {KernelVariant::kNaive, 7, 2, Border::kWrap}}));
+  CAPTURE(variant_name(variant), size, channels, border_name(border));
+  const GeneratedKernel kernel =
+      generate_kernel(test::make_test_spec(size, size / 6.0, channels, border), variant);
+  CHECK(kernel.schedule.variant == variant);
+  CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""}));
+}
+
+// The kernel static_asserts that codegen's shared size is its own, so a compile checks both.
+TEST_CASE("the tensor-core kernel fits each architecture's shared memory", "[nvrtc]") {
+  const int arch_number = GENERATE(80, 86, 90);
+  const int size = GENERATE(101, 255);
+  const int limit_kib = arch_number == 90 ? 227 : arch_number == 80 ? 163 : 99;
+  CAPTURE(arch_number, size);
+  const GeneratedKernel kernel = generate_kernel(test::make_test_spec(size, size / 6.0, 4),
+                                                 KernelVariant::kMma, SampleFormat::k8, arch_number);
+  CHECK(kernel.schedule.shared_bytes <= limit_kib * 1024);
+  CHECK(kernel.schedule.block_threads >= 32);
+  CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{arch_from_number(arch_number), Target::kPtx, ""}));
+}
+
+TEST_CASE("a source NVRTC rejects is a CompileError with the log", "[nvrtc]") {
+  GeneratedKernel broken = generate_kernel(test::make_test_spec(3, 0.8, 1));
+  broken.source += "\nthis is not C++;\n";
+  try {
+    compile_kernel(broken, CompilePlan{Arch{9, 0}, Target::kCubin, ""});
+    FAIL("expected a CompileError");
+  } catch (const CompileError& e) {
+    CHECK_THAT(e.log(), Catch::Contains("error"));
+    CHECK_THAT(e.options(), Catch::Contains("--gpu-architecture=sm_90"));
+    CHECK_THAT(e.what(), Catch::Contains(broken.name));
+  }
+}
+
+TEST_CASE("the general kernel compiles for every sample format and alpha mode", "[nvrtc]") {
+  const auto [format, channels, premultiplied, border] = GENERATE(
+      table<SampleFormat, int, bool, Border>({{SampleFormat::k8, 3, false, Border::kClamp},
+                                              {SampleFormat::k8, 4, true, Border::kConstant},
+                                              {SampleFormat::k16, 1, false, Border::kReflect},
+                                              {SampleFormat::k16, 2, true, Border::kWrap},
+                                              {SampleFormat::kFloat, 3, false, Border::kConstant}}));
+  CAPTURE(static_cast<int>(format), channels, premultiplied, border_name(border));
+  BlurSpec spec = test::make_test_spec(9, 2.0, channels, border, {10, 20, 30, 40});
+  spec.premultiplied = premultiplied;
+  // 8-bit straight blurs take the fast kernels unless the general one is asked for.
+  const KernelVariant requested = format == SampleFormat::k8 && !premultiplied
+                                      ? KernelVariant::kGeneral
+                                      : KernelVariant::kAuto;
+  const GeneratedKernel kernel = generate_kernel(spec, requested, format);
+  CHECK(kernel.schedule.variant == KernelVariant::kGeneral);
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_vertical_kernel("));
+  CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_horizontal_kernel("));
+  if (format == SampleFormat::kFloat) {  // explicitly rounded: never a fused multiply-add
+    CHECK_THAT(ptx.ptx, !Catch::Contains("fma.rn.f64"));
+  }
+}
