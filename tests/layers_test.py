@@ -19,9 +19,6 @@ rank = {name: i for i, name in enumerate(order)}
 known = {
     ('gpu/gpu_pool.hpp', 'batch/prepared_image.hpp'),  # the pool takes an image view (issue 36)
     ('gpu/gpu_pool.hpp', 'nvjpeg/gpu_jpeg.hpp'),  # nvJPEG a stage the pool does not know (37)
-    ('batch/blur_device.hpp', 'app/request.hpp'),  # DeviceChoice to the batch layer
-    ('jit/kernel_cache.hpp', 'codegen/codegen.hpp'),  # the compile layer takes text
-    ('jit/nvrtc.hpp', 'codegen/codegen.hpp'),  # the compile layer takes text
 }
 
 src = os.path.join(root, 'src')

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "base/name_table.hpp"
+#include "batch/device_choice.hpp"
 #include "batch/job_plan.hpp"
 #include "batch/shard.hpp"
 #include "codecs/encode_options.hpp"
@@ -17,14 +18,6 @@
 #include "ops/blur_parameters.hpp"
 
 namespace gpublur {
-
-enum class DeviceChoice { kAuto, kGpu, kCpu };
-
-inline constexpr NameTable<DeviceChoice, 3> kDeviceNames{{{
-    {DeviceChoice::kAuto, "auto", "the first NVIDIA GPU, else the CPU (saying why)"},
-    {DeviceChoice::kGpu, "gpu", "a GPU, or an error"},
-    {DeviceChoice::kCpu, "cpu", "the CPU, byte-identical to the GPU"},
-}}};
 
 inline constexpr NameTable<JpegCodec, 3> kCodecNames{{{
     {JpegCodec::kAuto, "auto",

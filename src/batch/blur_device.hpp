@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "app/request.hpp"
+#include "batch/device_choice.hpp"
 #include "batch/file_result.hpp"
 #include "batch/prepared_image.hpp"
 #include "gpu/gpu_pool.hpp"
