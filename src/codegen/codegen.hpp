@@ -9,13 +9,13 @@
 #include <vector>
 
 #include "codegen/kernel_schedule.hpp"
+#include "jit/kernel_source.hpp"
 #include "ops/blur_spec.hpp"
 
 namespace gpublur {
 
-struct GeneratedKernel {
-  std::string source;
-  std::string name;  // program name for NVRTC diagnostics, e.g. "gpublur_tiled_7x7_c3.cu"
+/// The source and name NVRTC compiles (KernelSource), and what launching it needs.
+struct GeneratedKernel : KernelSource {
   std::string entry = "gb_blur_kernel";
   std::string horizontal_entry;  // kGeneral: the second launch (entry is then the vertical one)
   int channels = 0;  // the image channel count the kernel was generated for

@@ -46,13 +46,13 @@ class Reader {
 
 }  // namespace
 
-std::string cache_key(const GeneratedKernel& kernel, const CompilePlan& plan,
+std::string cache_key(const KernelSource& kernel, const CompilePlan& plan,
                       const std::string& nvrtc_identity) {
   std::vector<std::string> options = compile_options(plan);
   std::sort(options.begin(), options.end());
   Sha256 hash;
   hash.field("gpublur kernel cache").field(std::to_string(kCacheFormatVersion));
-  hash.field(kernel.source).field(kernel.entry);
+  hash.field(kernel.source);
   hash.field(std::to_string(options.size()));
   for (const auto& o : options) hash.field(o);
   hash.field(target_name(plan.target)).field(plan.arch.sm()).field(nvrtc_identity);
@@ -91,7 +91,7 @@ std::optional<CompiledKernel> deserialize(const std::vector<std::uint8_t>& paylo
   return c;
 }
 
-CacheResult compile_cached(const GeneratedKernel& kernel, const CompilePlan& plan,
+CacheResult compile_cached(const KernelSource& kernel, const CompilePlan& plan,
                            KernelStore* store, const std::string& nvrtc_identity,
                            const Compiler& compile, bool skip_lookup) {
   CacheResult r;

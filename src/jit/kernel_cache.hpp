@@ -7,25 +7,25 @@
 #include <string>
 #include <vector>
 
-#include "codegen/codegen.hpp"
+#include "jit/kernel_source.hpp"
 #include "jit/kernel_store.hpp"
 #include "jit/nvrtc.hpp"
 
 namespace gpublur {
 
-/// Bumped whenever the entry payload's layout or its meaning changes.
-constexpr int kCacheFormatVersion = 1;
+/// Bumped whenever the entry payload's layout or its meaning changes, or what the key hashes.
+constexpr int kCacheFormatVersion = 2;
 
-/// Hex SHA-256 of the length-prefixed list: cache format version, generated source, NVRTC
+/// Hex SHA-256 of the length-prefixed list: cache format version, the kernel's source, NVRTC
 /// options (sorted), target and architecture, NVRTC identity (version and build). Pure.
-std::string cache_key(const GeneratedKernel& kernel, const CompilePlan& plan,
+std::string cache_key(const KernelSource& kernel, const CompilePlan& plan,
                       const std::string& nvrtc_identity);
 
 /// CompiledKernel <-> entry payload. deserialize returns nullopt for anything malformed.
 std::vector<std::uint8_t> serialize(const CompiledKernel& compiled);
 std::optional<CompiledKernel> deserialize(const std::vector<std::uint8_t>& payload);
 
-using Compiler = std::function<CompiledKernel(const GeneratedKernel&, const CompilePlan&)>;
+using Compiler = std::function<CompiledKernel(const KernelSource&, const CompilePlan&)>;
 
 struct CacheResult {
   CompiledKernel compiled;
@@ -36,7 +36,7 @@ struct CacheResult {
 
 /// Loads the kernel from `store` (nullptr: no cache) or compiles it with `compile` and stores
 /// it. `skip_lookup` forces a compile (used when the driver rejected a cached entry).
-CacheResult compile_cached(const GeneratedKernel& kernel, const CompilePlan& plan,
+CacheResult compile_cached(const KernelSource& kernel, const CompilePlan& plan,
                            KernelStore* store, const std::string& nvrtc_identity,
                            const Compiler& compile, bool skip_lookup = false);
 

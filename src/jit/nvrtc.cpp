@@ -60,7 +60,7 @@ std::string nvrtc_identity() {
          nvrtc::library_fingerprint();
 }
 
-CompiledKernel compile_kernel(const GeneratedKernel& kernel, const CompilePlan& plan) {
+CompiledKernel compile_kernel(const KernelSource& kernel, const CompilePlan& plan) {
   CompiledKernel out;
   out.plan = plan;
   const std::string arch = plan.target == Target::kCubin ? plan.arch.sm() : plan.arch.compute();

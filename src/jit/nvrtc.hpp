@@ -1,12 +1,12 @@
-// nvrtc.hpp — compiling generated kernels with NVRTC for one architecture, to CUBIN or PTX.
+// nvrtc.hpp — compiling kernel source with NVRTC for one architecture, to CUBIN or PTX.
 // Exposes gpublur types only; NVRTC itself lives behind nvrtc_program.hpp.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "codegen/codegen.hpp"
 #include "jit/arch.hpp"
+#include "jit/kernel_source.hpp"
 
 namespace gpublur {
 
@@ -49,8 +49,8 @@ struct CompiledKernel {
   const void* module_image() const;
 };
 
-/// Compiles `kernel` according to `plan`. Throws CompileError (with NVRTC's log and the
+/// Compiles `kernel`'s source according to `plan`. Throws CompileError (with NVRTC's log and the
 /// options) when NVRTC rejects the source.
-CompiledKernel compile_kernel(const GeneratedKernel& kernel, const CompilePlan& plan);
+CompiledKernel compile_kernel(const KernelSource& kernel, const CompilePlan& plan);
 
 }  // namespace gpublur

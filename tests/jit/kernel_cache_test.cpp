@@ -12,7 +12,6 @@
 
 #include "base/sha256.hpp"
 #include "jit/kernel_cache.hpp"
-#include "support/reference_blur.hpp"
 
 using namespace gpublur;
 
@@ -39,7 +38,7 @@ class MemoryKernelStore final : public KernelStore {
 // Stands in for NVRTC: deterministic output derived from the source, and a call count.
 struct FakeCompiler {
   int calls = 0;
-  CompiledKernel operator()(const GeneratedKernel& kernel, const CompilePlan& plan) {
+  CompiledKernel operator()(const KernelSource& kernel, const CompilePlan& plan) {
     ++calls;
     CompiledKernel c;
     c.plan = plan;
@@ -50,7 +49,8 @@ struct FakeCompiler {
   }
 };
 
-const GeneratedKernel kKernel = generate_kernel(test::make_test_spec(7, 1.5, 3));
+// The compile layer takes any program: it knows nothing of blurs.
+const KernelSource kKernel{"test.cu", "extern \"C\" __global__ void gb_test_kernel(int* p) { *p = 7; }\n"};
 const CompilePlan kPlan{Arch{9, 0}, Target::kCubin, ""};
 
 struct TempDir {
@@ -76,7 +76,8 @@ TEST_CASE("cache keys change with every input and only with them", "[cache]") {
   CHECK(cache_key(kKernel, kPlan, "NVRTC 13.0 b") != key);
   CHECK(cache_key(kKernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""}, "NVRTC 13.0 a") != key);
   CHECK(cache_key(kKernel, CompilePlan{Arch{8, 6}, Target::kCubin, ""}, "NVRTC 13.0 a") != key);
-  CHECK(cache_key(generate_kernel(test::make_test_spec(7, 1.6, 3)), kPlan, "NVRTC 13.0 a") != key);
+  CHECK(cache_key(KernelSource{"test.cu", kKernel.source + " "}, kPlan, "NVRTC 13.0 a") != key);
+  CHECK(cache_key(KernelSource{"other.cu", kKernel.source}, kPlan, "NVRTC 13.0 a") == key);
   CHECK(cache_key(kKernel, CompilePlan{Arch{9, 0}, Target::kCubin, "a note"}, "NVRTC 13.0 a") ==
         key);
 }
@@ -103,7 +104,7 @@ TEST_CASE("payloads round-trip and malformed ones are refused", "[cache]") {
 TEST_CASE("a miss compiles and stores; a hit does not compile", "[cache]") {
   MemoryKernelStore store;
   FakeCompiler compiler;
-  auto compile = [&](const GeneratedKernel& k, const CompilePlan& p) { return compiler(k, p); };
+  auto compile = [&](const KernelSource& k, const CompilePlan& p) { return compiler(k, p); };
   const CacheResult first = compile_cached(kKernel, kPlan, &store, "id", compile);
   CHECK_FALSE(first.hit);
   CHECK(compiler.calls == 1);

@@ -1,10 +1,12 @@
-// nvrtc_test.cpp — NVRTC compiles the generated kernel to PTX and CUBIN for every architecture
-// gpublur targets, with no GPU present; a broken source is a CompileError carrying the log.
+// kernels_compile_test.cpp — every kernel codegen generates compiles with NVRTC (no GPU needed):
+// to PTX and CUBIN for every architecture gpublur targets; a broken source is a CompileError
+// carrying the log.
 #include <catch2/catch.hpp>
 
 #include <cstring>
 
 #include "base/errors.hpp"
+#include "codegen/codegen.hpp"
 #include "jit/nvrtc.hpp"
 #include "support/reference_blur.hpp"
 
