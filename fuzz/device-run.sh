@@ -2,8 +2,8 @@
 # device-run.sh PACK SECONDS TARGET:JOBS... — runs fuzz targets packed by fuzz/pack.sh for SECONDS
 # each, JOBS processes at a time per target (libFuzzer's -fork), all targets at once, with
 # run.sh's limits (10 s an input, 1 GiB an allocation). LD_LIBRARY_PATH must find the codec
-# libraries (device-deps.sh's). Prints, per target, inputs run, CPU seconds and findings; packs
-# the findings and logs into $OUT/fuzz-findings.tar.xz.
+# libraries (scripts/device/deps.sh's). Prints, per target, inputs run, CPU seconds and
+# findings; packs the findings and logs into $OUT/fuzz-findings.tar.xz.
 set -uo pipefail
 pack=$1 seconds=$2
 shift 2

@@ -49,7 +49,7 @@ namespace {
 // Every entry point returns (error kind, message, result) instead of letting a C++ exception
 // reach nanobind, and Python (gpublur/__init__.py) raises: one shape for every call, and the
 // binding layer stays out of C++ unwinding. (A crash on the device machine first looked like an
-// exception problem; it was a private libstdc++ in the module, see scripts/device-python.sh.)
+// exception problem; it was a private libstdc++ in the module, see scripts/device/python.sh.)
 using Outcome = std::tuple<std::string, std::string, nb::object>;
 
 template <typename Body>

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# device-deps.sh [DIR] — unpacks the Debian -dev packages gpublur builds against into DIR
+# scripts/device/deps.sh [DIR] — unpacks the Debian -dev packages gpublur builds against into DIR
 # (default .carry/deps, git-ignored), for a GPU machine that has no package registry: carry DIR
-# there and run `bash scripts/device-check.sh $PWD/DIR/usr` (its shared libraries come along and
+# there and run `bash scripts/device/check.sh $PWD/DIR/usr` (its shared libraries come along and
 # are found through LD_LIBRARY_PATH).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 dir=${1:-.carry/deps}
 packages=(libcli11-dev catch2 libstb-dev libpng-dev libpng16-16 zlib1g-dev nettle-dev
   liblodepng-dev liblodepng0 libdeflate-dev libdeflate0 libjpeg62-turbo-dev libjpeg62-turbo

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# device-check.sh [DEPS_PREFIX] — on a machine with an NVIDIA GPU and no package registry
-# (prepare DEPS_PREFIX here with scripts/device-deps.sh, then carry .carry there):
+# scripts/device/check.sh [DEPS_PREFIX] — on a machine with an NVIDIA GPU and no package registry
+# (prepare DEPS_PREFIX here with scripts/device/deps.sh, then carry .carry there):
 # configure a Release build with the dependencies unpacked under DEPS_PREFIX, build, run the CTest
 # suite (GPU tests included; not the Slurm and fuzz tests, which need Debian packages the device
 # lacks and need no GPU), then the CLI: one sample with both targets, the general kernel's paths,
 # and a batch on the GPU, on two workers of one GPU and on the CPU, byte for byte. Writes logs to
 # $OUT when set.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 prefix=${1:-}
 out=${OUT:-build/device-check}
 mkdir -p "$out"

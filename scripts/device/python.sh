@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# device-python.sh DEPS_PREFIX — the Python package on the device machine (no package registry):
-# `pip install .` into the machine's Python with its own scikit-build-core and nanobind
-# (--no-build-isolation) against the dependencies unpacked under DEPS_PREFIX (device-deps.sh),
+# scripts/device/python.sh DEPS_PREFIX — the Python package on the device machine (no package
+# registry): `pip install .` into the machine's Python with its own scikit-build-core and nanobind
+# (--no-build-isolation) against the dependencies unpacked under DEPS_PREFIX (deps.sh),
 # kornia from .carry/wheels when carried (pip download kornia kornia_rs), then the Python tests
 # (GPU cases included) and bench/python_bench.py (not with BENCH=0). Logs under $OUT.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 prefix=$1
 out=${OUT:-build/device-python}
 mkdir -p "$out"
