@@ -24,8 +24,8 @@
 // laid out so that no shared-memory access of a step has a bank conflict (stage_offset,
 // kPlaneStride, plane_row).
 //
-// A step is about 200 instructions (4K RGB 7 x 7 on the H100: 231 measured before the paired
-// planes saved some 30), so the kernel is held by issue and latency more than by memory; what
+// A step is a couple of hundred instructions, so the kernel is held by issue and latency more
+// than by memory; what
 // keeps it small: the rounding comes from a constant staged row (kRoundInRow), shared memory is
 // addressed by lane constants worked out once (opaque), the copies' and the outputs' pointers
 // are carried from step to step, the narrow kernel runs its steps in threes so its ring slots
@@ -34,7 +34,7 @@
 // no window come first, on their own. Its staged pieces are whole sectors (kPad = 32).
 //
 // The edges cost little more than the interior (a warp's walk is as long as its slowest warp's,
-// and edge warps were up to 2x slower; bench/HISTORY.md): rows outside the image are copied from
+// and edge warps were once the slowest): rows outside the image are copied from
 // the rows the border maps them to (the constant border's: stored as the constant), 16-byte pieces
 // crossing or leaving the left or right edge load their bytes all at once, a narrow kernel's step
 // wholly outside the image is neither copied nor multiplied but filled from the edge's own

@@ -30,7 +30,7 @@ constexpr int kMaxRegisterWeightChunks = 4;
 
 // Intermediate columns each side of a tile: the halo rounded up to 16. The narrow product's is 32,
 // so that the staged pieces (tile start - pad + 32 s) are whole 32-byte sectors (a pad of 16 made
-// every piece half of two; bench/HISTORY.md).
+// every piece half of two).
 GB_HD_CONSTEXPR int pad_for(int halo_x) {
   return halo_x <= kNarrowLead ? 32 : (halo_x + 15) / 16 * 16;  // > kNarrowLead: at least 16
 }

@@ -67,7 +67,7 @@ constexpr int kPlaneBytes = kGeometry.plane_bytes();
 constexpr int kPairStride = 2 * kPlaneStride;
 // The vertical product stores both rows' words at once too, except in the constant border's
 // kernel: it runs at the register limit, and the aligned register pair a 64-bit store takes
-// spilled it (28 bytes at 7 x 7, 2 to 4 channels; 4K RGBA 4.5% slower). It stores word by word.
+// spilled it, which measured slower. It stores word by word.
 constexpr bool kPairedStores = kNarrow && !kConstantBorder;
 __host__ __device__ constexpr int plane_row(int r) {
   return kNarrow ? (r & 7) * kPairStride + 4 * (r >> 3) : r * kPlaneStride;

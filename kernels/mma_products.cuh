@@ -306,8 +306,8 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
 // gives columns 32u + 64 on: the windows of N-tiles 0 and 1 (k32; 0 to 2 for k16) end at 32u + 59,
 // before them, so the step multiplies those first, before its copies and its vertical product,
 // as independent work beside that product's chain of latencies, and the rest after it
-// (horizontal_task_narrow). Measured (bench/HISTORY.md, thirteenth session): 4K RGB 7 x 7 1-2%
-// faster; the k16 form's three early N-tiles made 4K gray 2-3% slower, so it takes none.
+// (horizontal_task_narrow). Measured: 4K RGB 7 x 7 faster; the k16 form's three early N-tiles
+// made 4K gray slower, so it takes none.
 constexpr int kEarlyTiles = kTiny ? 0 : 2;
 // N-tiles kFirstTile .. kEndTile - 1 of the unit whose window starts in slot kSlot. load_lane: the
 // shared address of the lane's first word (row g, window byte 4t) of a unit whose window starts in

@@ -14,10 +14,10 @@ namespace gb {
 
 // With kPad an odd multiple of 16 every step's 32-byte row pieces straddle two 32-byte sectors,
 // and the next step reads the other half of each: through L1 (.ca) that half is a hit, not a
-// second L2 request (the L2's tag lookups were 84% busy). Aligned pieces skip L1 (.cg), which
-// measured faster for them. `copy` false: the copy goes out switched off, so that lanes or steps
-// without a piece need no branch (branches and their reconvergence held 14% of a step's stall
-// samples in the profile of bench/HISTORY.md, fifteenth session).
+// second L2 request (the L2's tag lookups were the busy part). Aligned pieces skip L1 (.cg),
+// which measured faster for them. `copy` false: the copy goes out switched off, so that lanes or
+// steps without a piece need no branch (branches and their reconvergence held a large share of
+// a step's stall samples in a profile).
 constexpr bool kCopyThroughL1 = kPad % 32 != 0;
 
 // Where a warp's input rows come from. Each lane copies one piece of row lane / 2 and, in a

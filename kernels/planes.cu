@@ -1,10 +1,10 @@
 // planes.cu — interleaved pixels to one plane per channel and back, for a blur that runs a
 // one-channel kernel on each channel (codegen: KernelSchedule::planes). Such a blur's horizontal
 // taps are 1 byte apart instead of C, so its tensor-core products skip the zeros between them:
-// at 255 x 255 RGBA a quarter of the products (bench/HISTORY.md). Plane c of a w x h image is
-// rows c h .. c h + h - 1 of a planar buffer of w-byte rows, `plane_pitch` apart. A stack of n images
-// (common.cuh, layer_image; grid layer blockIdx.z is image blockIdx.z) has planes of n h rows: plane
-// c of image i is rows (c n + i) h .. (c n + i) h + h - 1, the blur's grid layer c n + i.
+// at 255 x 255 RGBA a quarter of the products. Plane c of a w x h image is rows c h .. c h + h - 1
+// of a planar buffer of w-byte rows, `plane_pitch` apart. A stack of n images (common.cuh,
+// layer_image; grid layer blockIdx.z is image blockIdx.z) has planes of n h rows: plane c of
+// image i is rows (c n + i) h .. (c n + i) h + h - 1, the blur's grid layer c n + i.
 //
 // A thread moves 4 pixels: GB_PLANES words of the interleaved row, one word of each plane; the
 // row's last pixels (width not a multiple of 4), byte by byte.

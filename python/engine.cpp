@@ -1,12 +1,12 @@
 // engine.cpp — the C++ side of `import gpublur` (nanobind): the command line's library behind
-// Python calls, with no second implementation. Python (gpublur/__init__.py) finds each array's
+// Python calls, with no second implementation. Python (gpublur/_arrays.py) finds each array's
 // address, shape, strides, device and stream; this file parses the blur's parameters with the
 // command line's own parser (so a refusal reads as the command line says it), keeps GPU sessions
 // and loaded kernels across calls, and blurs: host arrays through the same prepare / blur / finish
 // steps as a file (CPU or GPU), device arrays where they are, on the caller's stream.
 //
-// nanobind rather than pybind11: smaller and faster bindings (a cached call is a few
-// microseconds), and its ndarray reads DLPack, so any framework's array can be taken apart here.
+// nanobind rather than pybind11: smaller and faster bindings (a cached call costs little beside
+// a blur), and its ndarray reads DLPack, so any framework's array can be taken apart here.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>

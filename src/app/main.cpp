@@ -45,17 +45,16 @@ int main(int argc, char** argv) {
   }
   if (!parsed->request) return parsed->exit_code;
   const Request& request = *parsed->request;
-  // The driver's default of 8 hardware work queues per context costs about 90 ms of a run on an
-  // H100 host (creating the context and tearing it down at exit, bench/HISTORY.md); where one is
-  // all the run can use, it asks for one. A value the user set is kept. Set here, before any
-  // thread starts and before cuInit reads it.
+  // The driver's default of 8 hardware work queues per context makes creating the context and
+  // tearing it down at exit slower; where one is all the run can use, it asks for one. A value
+  // the user set is kept. Set here, before any thread starts and before cuInit reads it.
   if (one_work_queue_suffices(request)) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
   // Split before any thread starts (the pipeline starts the GPU on one).
   std::optional<DetachedExit> worker;
   if (may_open_gpu(request) && !request.no_detach) worker = DetachedExit::split();
   // The context is left to the driver's exit handler, so the process ends by returning from
-  // main (std::_Exit would skip that handler and leave the teardown to the kernel: 62-68 ms
-  // against 46 ms on the H100 host, bench/HISTORY.md).
+  // main (std::_Exit would skip that handler and leave the teardown to the kernel, which
+  // measured slower).
   const int code = reporting_errors(
       [&] { return run(request, std::cout, std::cerr, ContextAtEnd::kLeaveToExit); });
   if (worker) {

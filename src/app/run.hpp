@@ -13,7 +13,7 @@ enum class ContextAtEnd {
   kRelease,      // released before run returns, like every other resource (tests, embedding)
   kLeaveToExit,  // left retained for the driver to tear down when the process exits (main:
                  // the exit costs about the same either way, so releasing first only adds the
-                 // release itself; bench/HISTORY.md)
+                 // release itself)
 };
 
 /// Whether run(request) may open a GPU context (to blur, or to find the architecture for
@@ -23,9 +23,9 @@ bool may_open_gpu(const Request& request);
 /// Whether one hardware work queue per GPU context is all the run can use: one image, blurred on
 /// one stream, without nvJPEG (which drives the hardware JPEG engines from streams of its own).
 /// Then main asks the driver for one (CUDA_DEVICE_MAX_CONNECTIONS=1), which makes the start-up
-/// and teardown about 0.1 s shorter on an H100 host. A batch keeps the driver's default: with one
-/// queue, every stream's work waits behind every other's, and nvJPEG's batched decoder ran at a
-/// seventh of its speed, one hardware engine at a time (bench/RESULTS.md).
+/// and teardown shorter. A batch keeps the driver's default: with one queue, every stream's work
+/// waits behind every other's, and nvJPEG's batched decoder drove one of the GPU's hardware JPEG
+/// engines at a time instead of all of them.
 bool one_work_queue_suffices(const Request& request);
 
 /// Runs the request the command line made. Reports on `err` (failures, announcements, progress,

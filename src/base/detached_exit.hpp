@@ -1,8 +1,8 @@
 // detached_exit.hpp — ending before the GPU driver's teardown does.
 //
-// A process that used the GPU takes 45-70 ms to end after its last line of work: the driver
+// A process that used the GPU takes a while to end after its last line of work: the driver
 // tears its context down in library destructors and in the kernel's closing of the device
-// files, after every exit handler (bench/HISTORY.md). Nothing the process does can overlap that
+// files, after every exit handler, and nothing the process does can overlap that
 // with its own work. So gpublur runs as a worker in a child process: the parent only waits until
 // the worker has written its output and flushed its streams, then exits with the worker's code,
 // while the worker goes on to end (and the driver to tear down) without anyone waiting.

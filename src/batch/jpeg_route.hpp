@@ -3,10 +3,9 @@
 // nvJPEG is an error. With auto, the same in a batch large enough to pay for nvJPEG's start-up
 // (codec_for_batch), with the CPU's codec where nvJPEG is not there; otherwise auto is cpu.
 // Sharing a batch's JPEGs between the two (the CPU's threads taking files while nvJPEG starts,
-// or beyond a number under way on the GPU) was measured slower than the GPU alone on an H100
-// host, at every share tried: the GPU's path needs the host's cores for reading, nvJPEG's
-// parsing and writing, and its start-up took half as long again beside the CPU's decoding
-// (bench/RESULTS.md). Thread-safe.
+// or beyond a number under way on the GPU) was measured slower than the GPU alone, at every
+// share tried: the GPU's path needs the host's cores for reading, nvJPEG's parsing and
+// writing, and its start-up took longer beside the CPU's decoding. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -29,9 +28,9 @@ constexpr bool starts_gpu_jpeg(JpegCodec codec, std::size_t files) {
 }
 
 /// The batch's JPEG pixels from which auto takes the GPU's codec. nvJPEG's start-up costs a
-/// process about 1.8 s more than libjpeg-turbo's, which the GPU's faster codec pays back per
-/// pixel: on an H100 host the GPU's codec overtook the CPU's at about 800 1080p files and about
-/// 200 4K files, both about 1.6 gigapixels (bench/RESULTS.md).
+/// process more than libjpeg-turbo's, which the GPU's faster codec pays back per pixel: the
+/// GPU's codec overtook the CPU's at about the same number of pixels whether the files were
+/// 1080p or 4K, and that number is this threshold (measured).
 constexpr double kGpuJpegMinPixels = 1.6e9;
 
 /// What --codec asks of a batch, and, where auto chose for a batch, why (for -v).

@@ -25,8 +25,8 @@ enum class JpegCodec { kAuto, kGpu, kCpu };
 
 struct EncodeOptions {
   // libdeflate's level 0..12 for PNG's image data (png_encode.hpp). The default is chosen from
-  // measurements on a blurred 1080p photo (bench/HISTORY.md): level 1 writes 2% more than level 2
-  // in 40% of its time, and still 9% less than OpenCV's default (zlib level 1) in a sixth of its.
+  // measurements on a blurred photo: level 1 writes a little more than level 2 in much less of
+  // its time, and still less than OpenCV's default (zlib level 1) in a fraction of its.
   int png_level = 1;
   int jpeg_quality = 95;  // 1..100
   ChromaSubsampling jpeg_subsampling = ChromaSubsampling::kAuto;

@@ -2,8 +2,8 @@
 // deflated by libdeflate in one zlib stream, and the chunks (IHDR, iCCP, pHYs, eXIf, IDAT, IEND)
 // written here with libdeflate's CRC-32.
 //
-// Why libdeflate in one stream: on a blurred 1080p photo its level 1 to 2 deflate in a third of
-// zlib level 1's time (one core) into files no larger than OpenCV's (bench/HISTORY.md). A batch
+// Why libdeflate in one stream: on a blurred photo its levels 1 to 2 deflate in a fraction of
+// zlib level 1's time (one core) into files no larger than OpenCV's. A batch
 // encodes one image per core; its bytes depend on nothing but the pixels and the level, never on
 // the machine's core count, so a batch and a single run write the same files.
 #pragma once

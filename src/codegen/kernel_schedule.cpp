@@ -97,8 +97,8 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
   if (small) {
     s.tile_w = 480;  // 15 steps of 32 output bytes: the halo's steps are 1/15 to 4/15 extra
     // A register budget of 128 (4 blocks; 5 stay resident where the kernel needs fewer): at 80
-    // (6 blocks) the compiler re-derived addresses every step, and on the H100 4K and 8K ran
-    // 1-6% slower (bench/HISTORY.md); how many warps share an SM made no difference there.
+    // (6 blocks) the compiler re-derived addresses every step, and 4K and 8K ran slower; how
+    // many warps share an SM made no difference there.
     m.min_blocks = 4;
   } else {
     s.tile_w = 32 * std::max(15, 2 * (geometry.chunks_x() - 1));
@@ -118,10 +118,9 @@ BlurSpec plane_spec(const BlurSpec& spec) {
 
 // The tensor-core kernel, interleaved or as planes. Its interleaved horizontal product multiplies
 // about r C / 16 window chunks a step, of which only 1 in C columns holds a tap; as planes, about
-// r / 16, for the price of a split and a merge (each about a copy of the image). Measured on the
-// H100 (bench/HISTORY.md, 1080p to 8K, 2 to 4 channels): planes win where the interleaved halo
-// r C passes 64 bytes (from 51x51 RGB and RGBA, 101x101 gray+alpha: up to 2x at 255x255), and
-// lose below (31x31 RGBA, 65x65 gray+alpha: up to 2.6x slower).
+// r / 16, for the price of a split and a merge (each about a copy of the image). Measured from
+// 1080p to 8K, 2 to 4 channels: planes win where the interleaved halo r C passes 64 bytes (from
+// 51x51 RGB and RGBA, 101x101 gray+alpha), and lose below (31x31 RGBA, 65x65 gray+alpha).
 constexpr int kPlanesMinHaloBytes = 65;
 std::optional<KernelSchedule> mma_any_layout(const BlurSpec& spec, int arch, ChannelLayout layout) {
   std::optional<KernelSchedule> interleaved = mma_schedule(spec, arch);

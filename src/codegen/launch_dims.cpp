@@ -29,21 +29,17 @@ long long mma_block_time(const gb_mma::Geometry& g, long long units) {
 }
 
 // Small kernels (4 stages): a small image gives the widest tiles too few blocks to fill the
-// SMs (1080p gray 7x7: 68 blocks for 132 SMs), each a long chain of steps; narrower tiles
-// spread it out. Below 4 blocks per SM, pick the width whose waves x block time is least
-// (measured on the H100, bench/HISTORY.md: this wins there, and loses above, where narrower
-// tiles' extra halo steps are pure cost). Above, keep the widest, unless a wider tile drops the
-// last wave:
+// SMs, each a long chain of steps; narrower tiles spread it out. Below 4 blocks per SM, pick the
+// width whose waves x block time is least (measured: this wins there, and loses above, where
+// narrower tiles' extra halo steps are pure cost). Above, keep the widest, unless a wider tile
+// drops the last wave:
 // - where the last wave is at most an eighth full, a width up to half again that fits the
-//   blocks in the waves before it (1080p RGBA 31x31: 544 blocks for 528 places, 510 at 16
-//   units, 18% faster; 8K gray and 4K RGBA 7x7: 1088 blocks, 1020 at 16 units, 3-4% faster; 4K
-//   RGB 31x31: 1632 blocks, 1564 at 16, 7% faster, now that the last column of tiles stops at
-//   the image's edge);
-// - where a second wave follows the first, a width up to 1.6 times that fits them in one (4K
-//   RGB 7x7: 816 blocks, 510 at 24 units, 5% faster; a second wave runs on the few blocks per
-//   SM left, latency-bound, at well over half the first one's time). 4K RGBA 7x7 (1020 blocks)
-//   would need twice the width, and measured 2-4% slower.
-// Wider tiles in general measured up to 30% slower at 4K and 8K.
+//   blocks in the waves before it (now that the last column of tiles stops at the image's
+//   edge, a wider tile costs little);
+// - where a second wave follows the first, a width up to 1.6 times that fits them in one (a
+//   second wave runs on the few blocks per SM left, latency-bound, at well over half the first
+//   one's time). Needing twice the width measured slower.
+// Wider tiles in general measured slower at 4K and 8K.
 long long small_kernel_units(const KernelSchedule& s, long long row_units, long long rows,
                              long long slots, int sm_count) {
   const gb_mma::Geometry& g = s.mma->geometry;
@@ -68,14 +64,14 @@ long long small_kernel_units(const KernelSchedule& s, long long row_units, long 
 }
 
 // Large kernels (2 stages, 1 to 3 blocks per SM): their widest tiles (up to 64 units, chosen
-// to amortise the halo) leave SMs idle at 1080p and 4K (1080p RGBA 255x255: 68 blocks for 132
-// SMs). Model an SM's time: its blocks a wave at a time, where k blocks sharing an SM each take
+// to amortise the halo) leave SMs idle at 1080p and 4K. Model an SM's time: its blocks a wave
+// at a time, where k blocks sharing an SM each take
 // 1 + (k - 1) / 2 times as long as one alone (they are latency-bound, so sharing costs less than
 // k times), the last wave holding fewer per SM; a block's time with 8 more steps of start-up
-// (its first copies' latency). The widths are those that tile-width sweeps on an H100 and an
-// H200 measured (bench/HISTORY.md), up to twice the widest: there this picks within 9% of the
-// best measured width at every size and channel count. (56 units, not among them, ran 8-13%
-// slower than 48 and 64 at 4K and 8K RGB 255x255.)
+// (its first copies' latency). The widths are those that tile-width sweeps measured, up to
+// twice the widest: there this picks close to the best measured width at every size and
+// channel count. (56 units, not among them, ran slower than 48 and 64 at 4K and 8K RGB
+// 255x255.)
 long long large_kernel_units(const KernelSchedule& s, long long row_units, long long rows,
                              int sm_count) {
   constexpr long long kStartSteps = 8;

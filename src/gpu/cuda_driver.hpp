@@ -159,10 +159,10 @@ class DeviceBuffer {
 };
 
 /// Host memory page-locked for as long as this lives (cuMemHostRegister), so the copy engines
-/// move it by DMA, asynchronously and at the link's full speed. Pinning costs about 0.06 ms per
-/// MB and saves more on every copy of the same memory. The driver may refuse (locked-memory
-/// limits, some platforms); then pinned() is false and copies of the memory still work, staged
-/// through the driver's own buffers.
+/// move it by DMA, asynchronously and at the link's full speed. Pinning costs time in proportion
+/// to the bytes, and saves more on every copy of the same memory. The driver may refuse
+/// (locked-memory limits, some platforms); then pinned() is false and copies of the memory still
+/// work, staged through the driver's own buffers.
 class PinnedHostRange {
  public:
   PinnedHostRange(void* host, std::size_t bytes);

@@ -47,8 +47,8 @@ int device_of_pointer(std::uintptr_t pointer);
 /// "CUDA 13.0" from 13000.
 std::string driver_version_string(int version);
 
-/// The GPU's primary context, retained. Opening it is the slow part of GPU start-up (about
-/// 0.2 s), so the pipeline opens it on another thread while the image decodes; any thread may
+/// The GPU's primary context, retained. Opening it is the slow part of GPU start-up, so the
+/// pipeline opens it on another thread while the image decodes; any thread may
 /// then use it. Owns driver state; not copyable.
 class GpuSession {
  public:

@@ -67,9 +67,9 @@ struct GpuJpegEngine::Impl {
 
 GpuJpegEngine::GpuJpegEngine() : impl_(std::make_unique<Impl>()) {
   const nvjpeg::Api& nv = library();
-  // Chroma upsampled by interpolation, as libjpeg-turbo's "fancy" upsampling does: on an H100
-  // the decoded pixels are then within 1 level of libjpeg-turbo's (without it, up to 51), at the
-  // same speed (bench/RESULTS.md).
+  // Chroma upsampled by interpolation, as libjpeg-turbo's "fancy" upsampling does: the decoded
+  // pixels are then within 1 level of libjpeg-turbo's (without it, far from them), at the same
+  // speed.
   const unsigned flags = NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
   if (create(NVJPEG_BACKEND_HARDWARE, flags, impl_->decode) == NVJPEG_STATUS_SUCCESS) {
     impl_->decoder = "hardware";
@@ -181,8 +181,8 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>&
     s.allocated_width = 0;
   }
   // The hardware decoder's buffers, allocated for the stack's image size beforehand: left to
-  // nvjpegDecodeBatched, they were freed and allocated again within its calls (a third of its
-  // host time on an H100, and each free synchronizes the GPU). Where this fails, the decode
+  // nvjpegDecodeBatched, they were freed and allocated again within its calls (a large share of
+  // its host time, and each free synchronizes the GPU). Where this fails, the decode
   // allocates as it goes: slower, not wrong.
   if (status == NVJPEG_STATUS_SUCCESS && width > 0 &&
       (width != s.allocated_width || height != s.allocated_height || css != s.allocated_css)) {

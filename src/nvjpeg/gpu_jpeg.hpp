@@ -103,9 +103,9 @@ struct EncodedJpeg {
 };
 
 /// The encoder: rounds of images encoded on several streams and threads at once. Each nvJPEG
-/// encode call returns only once its image is encoded (on an H100: it copies sizes back to the
-/// host inside and waits), so on one thread a stack of 16 1080p images took 8 ms in the calls;
-/// each stream here has a thread of its own. Used from one thread at a time.
+/// encode call returns only once its image is encoded (it copies sizes back to the host inside
+/// and waits), so on one thread a stack's encodes ran one after another in the calls; each
+/// stream here has a thread of its own. Used from one thread at a time.
 class GpuJpegEncoder {
  public:
   /// Made in the context current on the calling thread, which its threads use too.
