@@ -152,7 +152,7 @@ done_once() {
     "160 outputs each done once: $(echo "$outputs" | wc -l) done, duplicates: $(echo "$outputs" | uniq -d | head -3)"
 }
 
-# 1. The README's example script (docs/slurm/blur-array.sbatch) as an array of 4 tasks, each its
+# 1. docs/clusters.md's example script (docs/slurm/blur-array.sbatch) as an array of 4 tasks, each its
 # part; this test node has no GPUs, so --gres=none and --device cpu.
 job=$(GPUBLUR="$bin" sbatch --parsable --array=0-3 --gres=none --cpus-per-task=1 \
   -o "$work/task-%a.json" -e "$work/task-%a.err" "$docs/slurm/blur-array.sbatch" \
