@@ -45,9 +45,9 @@ struct BlurDevice::Started {
 BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
                        KernelLibrary& kernels, std::function<void(const std::string&)> announce,
                        bool release_contexts, bool jpeg_workers)
-    : choice_(choice), kernels_(kernels), announce_(std::move(announce)) {
+    : choice_(choice), announce_(std::move(announce)) {
   if (choice == DeviceChoice::kCpu) return;
-  starting_ = std::async(std::launch::async, [this, ordinals = std::move(ordinals), jobs, &kernels,
+  starting_ = std::async(std::launch::async, [ordinals = std::move(ordinals), jobs, &kernels,
                                               release_contexts, jpeg_workers] {
     auto s = std::make_unique<Started>();
     const std::vector<GpuInfo> all = probe_gpus(s->why);

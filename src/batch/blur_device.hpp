@@ -50,7 +50,6 @@ class BlurDevice {
   struct Started;
   void blur_on_cpu(PreparedImage& image, FileResult& result);
   const DeviceChoice choice_;
-  KernelLibrary& kernels_;
   const std::function<void(const std::string&)> announce_;
   std::future<std::unique_ptr<Started>> starting_;
   std::once_flag started_once_;

@@ -202,11 +202,11 @@ Image copy_samples(const unsigned char* samples, int width, int height, int chan
 }
 
 template <>
-Image16 copy_samples(const unsigned char* big_endian, int width, int height, int channels) {
+Image16 copy_samples(const unsigned char* samples, int width, int height, int channels) {
   Image16 image = make_raster<std::uint16_t>(width, height, channels);
-  for (std::uint16_t& sample : image.pixels) {
-    sample = static_cast<std::uint16_t>(big_endian[0] << 8 | big_endian[1]);
-    big_endian += 2;
+  for (std::uint16_t& sample : image.pixels) {  // PNG's 16-bit samples are big-endian
+    sample = static_cast<std::uint16_t>(samples[0] << 8 | samples[1]);
+    samples += 2;
   }
   return image;
 }

@@ -18,7 +18,7 @@ DecodedImage decode_webp(const std::uint8_t* data, std::size_t size, const Decod
 
 /// Lossy at `quality` (1..100), or lossless; WebP holds no gray, so gray images are written as
 /// RGB (gray+alpha as RGBA). Throws IoError.
-std::vector<std::uint8_t> encode_webp(const Image& image, int quality, bool lossless,
+std::vector<std::uint8_t> encode_webp(const Image& input, int quality, bool lossless,
                                       const Metadata& metadata = {});
 
 }  // namespace gpublur

@@ -54,7 +54,7 @@ class KernelLibrary {
   std::vector<std::shared_ptr<const CompiledBlur>> all() const;
 
  private:
-  std::shared_ptr<const CompiledBlur> build(const BlurSpec& spec, SampleFormat format, Arch gpu,
+  std::shared_ptr<const CompiledBlur> build(const BlurSpec& spec, SampleFormat format, Arch arch,
                                             bool skip_lookup);
   const KernelChoices choices_;
   const std::function<void(const std::string&, bool)> say_;

@@ -41,12 +41,12 @@ std::uint8_t narrow(std::uint16_t a) {
 
 }  // namespace
 
-double srgb_to_linear(double s) {
-  return s <= 0.04045 ? s / 12.92 : std::pow((s + 0.055) / 1.055, 2.4);
+double srgb_to_linear(double encoded) {
+  return encoded <= 0.04045 ? encoded / 12.92 : std::pow((encoded + 0.055) / 1.055, 2.4);
 }
 
-double linear_to_srgb(double l) {
-  return l <= 0.0031308 ? 12.92 * l : 1.055 * std::pow(l, 1.0 / 2.4) - 0.055;
+double linear_to_srgb(double linear) {
+  return linear <= 0.0031308 ? 12.92 * linear : 1.055 * std::pow(linear, 1.0 / 2.4) - 0.055;
 }
 
 Image16 decode_srgb(const Image& image) {
