@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh [--test] — installs gpublur's build and test dependencies from Debian's packages.
 # --test adds what only the whole test suite needs (scripts/test.sh passes it): clang for the fuzz
-# targets, and Slurm with munge for the cluster test (which starts its own daemons; the packages'
-# services find no /etc/slurm/slurm.conf and stay down). The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc)
+# targets, clang-tidy for the lint test, and Slurm with munge for the cluster test (which starts
+# its own daemons; the packages' services find no /etc/slurm/slurm.conf and stay down). The CUDA 13 toolkit (cuda.h, nvrtc.h, libnvrtc)
 # is a prerequisite installed separately.
 set -euo pipefail
 
@@ -13,7 +13,8 @@ packages=(cmake g++ pkg-config libcli11-dev catch2 nettle-dev libtbb-dev
   python3-scipy python3-opencv)  # tests comparing with SciPy and OpenCV
 if [ "${1:-}" = "--test" ]; then
   packages+=(clang-14 libclang-rt-14-dev  # fuzz/: libFuzzer with AddressSanitizer and UBSan
-    slurmctld slurmd slurm-client munge python3-yaml)  # tests/slurm_end_to_end.sh
+    clang-tidy-14  # tests/clang_tidy.sh: .clang-tidy's checks over src/
+    slurmctld slurmd slurm-client munge python3-yaml)  # tests/e2e/slurm_end_to_end.sh
 fi
 
 missing=()
