@@ -60,7 +60,7 @@ void worker_shape(GpuJpegEngine& engine, GpuJpegEncoder& encoder,
     const auto encode_last = [&] {
       if (!last || !encode) return;
       const auto t = Clock::now();
-      std::vector<JpegToEncode> images;
+      std::vector<ImageToEncode> images;
       for (std::size_t i = 0; i < stack; ++i)
         images.push_back(
             {last->buffer.get() + i * image_bytes, pitch, f.width, f.height, 3, settings});
@@ -73,7 +73,7 @@ void worker_shape(GpuJpegEngine& engine, GpuJpegEncoder& encoder,
       auto t = Clock::now();
       s.stream.synchronize("the stack");
       wait_ms += ms_since(t);
-      std::vector<JpegToDecode> jpegs;
+      std::vector<CompressedImage> jpegs;
       for (std::size_t i = 0; i < stack; ++i) jpegs.push_back({i, &files[at + i]});
       t = Clock::now();
       s.decoder->decode(jpegs, 3, s.buffer.get(), pitch, image_bytes, stack, stack);
@@ -124,14 +124,14 @@ int main(int argc, char** argv) {
   std::printf("%s, %s decoder, %zu files %dx%d\n", gpu.info.name.c_str(), engine.decoder().c_str(),
               files.size(), f.width, f.height);
   {  // start-up: what a batch's first stack pays
-    std::vector<JpegToDecode> jpegs;
+    std::vector<CompressedImage> jpegs;
     for (std::size_t i = 0; i < 16; ++i) jpegs.push_back({i, &files[i]});
     t = Clock::now();
     decoder.decode(jpegs, 3, buffer.get(), pitch, image_bytes, 16, 16);
     stream.synchronize("decoding");
     const double decode_ms = ms_since(t);
     t = Clock::now();
-    std::vector<JpegToEncode> images;
+    std::vector<ImageToEncode> images;
     for (std::size_t i = 0; i < 16; ++i)
       images.push_back({buffer.get() + i * image_bytes, pitch, f.width, f.height, 3,
                         JpegEncodeSettings{quality, ChromaSubsampling::k420}});
@@ -148,7 +148,7 @@ int main(int argc, char** argv) {
       std::size_t declined = 0;
       const auto start = Clock::now();
       for (std::size_t at = 0; at + batch <= files.size(); at += batch) {
-        std::vector<JpegToDecode> jpegs;
+        std::vector<CompressedImage> jpegs;
         for (std::size_t i = 0; i < batch; ++i) jpegs.push_back({i, &files[at + i]});
         const auto call = Clock::now();
         declined += decoder.decode(jpegs, 3, buffer.get(), pitch, image_bytes, batch, batch).size();
@@ -169,10 +169,10 @@ int main(int argc, char** argv) {
     const auto start = Clock::now();
     std::size_t bytes = 0;
     for (std::size_t at = 0; at + 16 <= files.size(); at += 16) {
-      std::vector<JpegToEncode> images;
+      std::vector<ImageToEncode> images;
       for (std::size_t i = 0; i < 16; ++i)
         images.push_back({buffer.get() + i * image_bytes, pitch, f.width, f.height, 3, settings});
-      for (const EncodedJpeg& e : encoder.encode(handle(stream), images)) bytes += e.bytes.size();
+      for (const EncodedImage& e : encoder.encode(handle(stream), images)) bytes += e.bytes.size();
     }
     const double wall = ms_since(start);
     if (round == 1)

@@ -56,12 +56,12 @@ std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
          ", \"name\": " + json_string(g.gpu.name) + ", \"arch\": " + json_string(g.gpu.arch.sm()) +
          ", \"images\": " + std::to_string(g.images) +
          ", \"launches\": " + std::to_string(g.launches) + ", \"busy_ms\": " + number(g.busy_ms) +
-         ", \"jpeg\": " + (g.takes_jpeg ? "true" : "false") +
+         ", \"jpeg\": " + (g.takes_codec ? "true" : "false") +
          ", \"worker_ms\": {\"idle\": " + number(g.idle_ms) +
          ", \"launch\": " + number(g.launch_ms) + ", \"slot_wait\": " + number(g.slot_wait_ms) +
          ", \"gpu_wait\": " + number(g.gpu_wait_ms) + ", \"hand_back\": " + number(g.hand_back_ms) +
          ", \"first_launch\": " + number(g.first_launch_ms) +
-         ", \"jpeg_start\": " + number(g.jpeg_start_ms) +
+         ", \"jpeg_start\": " + number(g.codec_start_ms) +
          ", \"decode_calls\": " + number(g.decode_call_ms) +
          ", \"encode_calls\": " + number(g.encode_call_ms) + "}" +
          (g.failure.empty() ? "" : ", \"failure\": " + json_text(g.failure)) + "}";

@@ -6,6 +6,7 @@
 #include "base/errors.hpp"
 #include "cpu/cpu_blur.hpp"
 #include "jit/nvrtc.hpp"
+#include "nvjpeg/jpeg_device_codec.hpp"
 
 namespace gpublur {
 namespace {
@@ -49,7 +50,7 @@ BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size
   if (choice == DeviceChoice::kCpu) return;
   starting_ = std::async(std::launch::async, [ordinals = std::move(ordinals), jobs, &kernels,
                                               release_contexts, jpeg_workers] {
-    auto s = std::make_unique<Started>();
+    auto s = std::make_shared<Started>();
     const std::vector<GpuInfo> all = probe_gpus(s->why);
     const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, s->why);
     if (gpus.empty()) return s;
@@ -59,7 +60,11 @@ BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size
       s->why = e.what();
       return s;
     }
-    s->pool = std::make_unique<GpuPool>(gpus, kernels, release_contexts, jpeg_workers);
+    GpuPoolOptions options;
+    options.release_contexts = release_contexts;
+    options.codec = gpu_jpeg_codec();
+    options.codec_workers = jpeg_workers;
+    s->pool = std::make_unique<GpuPool>(gpus, kernels, std::move(options));
     if (!s->pool->wait_ready(s->why)) s->pool.reset();
     return s;
   });
@@ -74,9 +79,17 @@ GpuPool* BlurDevice::gpus(std::string& why) {
     why = "--device cpu";
     return nullptr;
   }
-  std::call_once(started_once_, [&] { started_ = starting_.get(); });
-  why = started_->why;
-  return started_->pool.get();
+  const std::shared_ptr<Started>& started = starting_.get();
+  why = started->why;
+  return started->pool.get();
+}
+
+GpuPool* BlurDevice::gpus_if_started() {
+  if (choice_ == DeviceChoice::kCpu ||
+      starting_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+    return nullptr;
+  }
+  return starting_.get()->pool.get();
 }
 
 bool BlurDevice::used_cpu() const {
@@ -103,8 +116,21 @@ void BlurDevice::blur_on_cpu(PreparedImage& image, FileResult& result) {
   used_cpu_ = true;
 }
 
+HostPixels gpu_pixels(PreparedImage& image, const CodecWork* codec) {
+  const auto view = [](auto& raster) {
+    return HostPixels{raster.pixels.empty() ? nullptr : raster.pixels.data(), raster.row_bytes(),
+                      raster.width, raster.height};
+  };
+  if (image.format == SampleFormat::k16) return view(image.image16);
+  if (image.format == SampleFormat::kFloat) return view(image.imagef);
+  Image& raster = image.image;
+  if (codec && codec->decode && !codec->encode && raster.pixels.empty())
+    raster.pixels.resize(raster.row_bytes() * static_cast<std::size_t>(raster.height));
+  return view(raster);
+}
+
 void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& result,
-                      GpuJpegWork* jpeg) {
+                      CodecWork* codec) {
   std::string why;
   const auto start = std::chrono::steady_clock::now();
   GpuPool* pool = gpus(why);
@@ -117,18 +143,19 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
   }
   if (pool && !failed) {
     try {
-      const GpuBlurTimes t = pool->blur(image, key, jpeg);
-      const bool decoded = jpeg && jpeg->decode, encoded = jpeg && jpeg->encode;
+      const GpuBlurTimes t = pool->blur(gpu_pixels(image, codec), key, image.spec, image.format,
+                                        image.spec.channels, codec);
+      const bool decoded = codec && codec->decode, encoded = codec && codec->encode;
       result.device = "gpu";
       result.stacked = t.stacked;
-      result.stages.emplace_back("pin", t.pin_ms);
+      result.stages.emplace_back("staging", t.staging_ms);
       result.stages.emplace_back("gpu wait", t.wait_ms);
       // A stack's events: its images' copies and decodes together, its encodes and copies.
       result.stages.emplace_back(decoded ? "gpu decode" : "upload", t.upload_ms);
       result.stages.emplace_back("kernel", t.kernel_ms);
       result.stages.emplace_back(encoded ? "gpu encode" : "download", t.download_ms);
       return;
-    } catch (const GpuJpegError&) {
+    } catch (const CodecDeclined&) {
       throw;
     } catch (const CudaError& e) {  // the GPU this image went to; others may go on
       if (choice_ != DeviceChoice::kAuto) throw;
@@ -150,7 +177,7 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
   if (choice_ == DeviceChoice::kAuto) {
     std::call_once(announce_once_, [&] { announce_(why + "; blurring on the CPU"); });
   }
-  if (jpeg && jpeg->decode) throw GpuJpegError("the CPU blurs: " + why);
+  if (codec && codec->decode) throw CodecDeclined("the CPU blurs: " + why);
   blur_on_cpu(image, result);
 }
 

@@ -20,11 +20,16 @@
 
 namespace gpublur {
 
+/// The prepared image's samples, as the GPUs take them. An image the GPU's codec decodes but does
+/// not encode gets its host memory here, for the result to come back to.
+HostPixels gpu_pixels(PreparedImage& image, const CodecWork* codec);
+
 class BlurDevice {
  public:
   /// `ordinals`: the GPUs to use (an ordinal twice: two workers on it); empty: every GPU. At most
   /// `jobs` workers start (a single image takes one GPU). `announce` says, once, why the CPU blurs.
-  /// `jpeg_workers`: as GpuPool's (a batch that nvJPEG may decode).
+  /// `jpeg_workers`: nvJPEG on a worker of its own on each GPU, started at once (GpuPool's
+  /// codec workers: a batch that nvJPEG may decode).
   BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
              KernelLibrary& kernels, std::function<void(const std::string&)> announce,
              bool release_contexts = true, bool jpeg_workers = false);
@@ -33,15 +38,18 @@ class BlurDevice {
   BlurDevice& operator=(const BlurDevice&) = delete;
 
   /// Blurs `image` in place; records the device, its stage times and the GPU stack in `result`.
-  /// With `jpeg`, the GPU decodes and/or encodes it too (gpu_pool.hpp). Thread-safe. Throws the
-  /// blur's errors (a kernel that cannot be compiled, --device gpu without one), and
-  /// GpuJpegError where the JPEG it was to decode must be decoded on the CPU first (nvJPEG did not
-  /// take it, or the CPU blurs).
+  /// With `codec`, the GPU's codec decodes and/or encodes it too (gpu_pool.hpp). Thread-safe.
+  /// Throws the blur's errors (a kernel that cannot be compiled, --device gpu without one), and
+  /// CodecDeclined where the file it was to decode must be decoded on the CPU first (the GPU's
+  /// codec did not take it, or the CPU blurs).
   void blur(PreparedImage& image, const std::string& key, FileResult& result,
-            GpuJpegWork* jpeg = nullptr);
+            CodecWork* codec = nullptr);
 
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
   GpuPool* gpus(std::string& why);
+
+  /// The pool if the GPUs' start-up is over and one is usable; else nullptr, without waiting.
+  GpuPool* gpus_if_started();
 
   /// Whether some image was blurred on the CPU / on a GPU.
   bool used_cpu() const;
@@ -51,9 +59,7 @@ class BlurDevice {
   void blur_on_cpu(PreparedImage& image, FileResult& result);
   const DeviceChoice choice_;
   const std::function<void(const std::string&)> announce_;
-  std::future<std::unique_ptr<Started>> starting_;
-  std::once_flag started_once_;
-  std::unique_ptr<Started> started_;
+  std::shared_future<std::shared_ptr<Started>> starting_;  // any thread may look
   std::once_flag announce_once_;
   mutable std::mutex mutex_;  // guards the flags below
   bool gpu_failed_ = false;   // the GPUs failed during the run: the CPU takes the rest (auto)

@@ -86,6 +86,13 @@ bool JpegRoute::takes_decode(std::string& why) {
     why = "--codec cpu";
     return false;
   }
+  if (codec_ == JpegCodec::kAuto) {  // without waiting: what arrives before nvJPEG, the CPU takes
+    const GpuPool* pool = device_.gpus_if_started();
+    if (!pool || !pool->codec_ready()) {
+      why = "nvJPEG is starting";
+      return false;
+    }
+  }
   if (available(why)) return true;
   if (codec_ == JpegCodec::kGpu)
     throw Error(why + "; leave out --codec gpu to use the CPU's JPEG codec");

@@ -1,11 +1,9 @@
 // jpeg_route.hpp — which JPEGs of a run the GPU decodes and encodes (nvJPEG), and which the
 // CPU's threads do (libjpeg-turbo), as --codec asks. With gpu, every JPEG nvJPEG takes, and no
 // nvJPEG is an error. With auto, the same in a batch large enough to pay for nvJPEG's start-up
-// (codec_for_batch), with the CPU's codec where nvJPEG is not there; otherwise auto is cpu.
-// Sharing a batch's JPEGs between the two (the CPU's threads taking files while nvJPEG starts,
-// or beyond a number under way on the GPU) was measured slower than the GPU alone, at every
-// share tried: the GPU's path needs the host's cores for reading, nvJPEG's parsing and
-// writing, and its start-up took longer beside the CPU's decoding. Thread-safe.
+// (codec_for_batch), with the CPU's codec where nvJPEG is not there; otherwise auto is cpu. While
+// nvJPEG starts, auto gives the files that arrive to the CPU's codec rather than keep them
+// waiting. Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -28,9 +26,9 @@ constexpr bool starts_gpu_jpeg(JpegCodec codec, std::size_t files) {
 }
 
 /// The batch's JPEG pixels from which auto takes the GPU's codec. nvJPEG's start-up costs a
-/// process more than libjpeg-turbo's, which the GPU's faster codec pays back per pixel: the
-/// GPU's codec overtook the CPU's at about the same number of pixels whether the files were
-/// 1080p or 4K, and that number is this threshold (measured).
+/// process about 1.8 s more than libjpeg-turbo's, which the GPU's faster codec pays back per
+/// pixel: on an H100 host the GPU's codec overtook the CPU's at about 800 1080p files and about
+/// 200 4K files, both about 1.6 gigapixels (bench/RESULTS.md).
 constexpr double kGpuJpegMinPixels = 1.6e9;
 
 /// What --codec asks of a batch, and, where auto chose for a batch, why (for -v).
@@ -57,9 +55,9 @@ class JpegRoute {
   /// Whether the run may give the GPU JPEGs (so that threads to wait for it are worth having).
   bool may_use_gpu() const { return codec_ != JpegCodec::kCpu; }
 
-  /// Whether the GPU's decoder takes a JPEG nvJPEG supports: nvJPEG is there. Waits for the GPUs'
-  /// start-up. Throws Error where --codec gpu finds no nvJPEG; otherwise false, and `why` says
-  /// why not.
+  /// Whether the GPU's decoder takes a JPEG nvJPEG supports: nvJPEG is there (with gpu: waiting
+  /// for the GPUs' start-up) and, with auto, has started. Throws Error where --codec gpu finds no
+  /// nvJPEG; otherwise false, and `why` says why not.
   bool takes_decode(std::string& why);
 
   /// Whether the GPU encodes this image as a JPEG: nvJPEG is there, and the image is 8-bit gray

@@ -22,6 +22,7 @@
 #include "codecs/image_encode.hpp"
 #include "codecs/jpeg_codec.hpp"
 #include "codecs/jpeg_markers.hpp"
+#include "gpu/stack_limits.hpp"
 
 namespace gpublur {
 namespace {
@@ -195,7 +196,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
 void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRoute& route) {
   FileResult& r = item.result;
   const std::string key = kernel_key(*item.prepared);
-  GpuJpegWork work;
+  CodecWork work;
   const bool gpu_decoded = !item.jpeg.empty();
   if (gpu_decoded) work.decode = &item.jpeg;
   if (r.job.format == ImageFormat::kJpeg && route.takes_encode(*item.prepared)) {
@@ -208,8 +209,8 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   const bool with_codec = work.decode || work.encode;
   try {
     device.blur(*item.prepared, key, r, with_codec ? &work : nullptr);
-  } catch (const GpuJpegError& e) {
-    work = GpuJpegWork{};
+  } catch (const CodecDeclined& e) {
+    work = CodecWork{};
     if (gpu_decoded) {
       DecodedImage decoded = decode_on_cpu(item.jpeg, r, s);
       item.jpeg = {};
@@ -296,9 +297,9 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
       settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
-  // that four full stacks (gpu_pool's kMaxStack: two on the GPU's slots, two gathering) can be
-  // under way while the CPU's threads go on.
-  constexpr int kGpuJpegInFlight = 64;
+  // that four full stacks (two on a worker's streams, two gathering) can be under way while the
+  // CPU's threads go on.
+  constexpr int kGpuJpegInFlight = 4 * static_cast<int>(kMaxCodecStack);
   JpegRoute route(settings.codec, device);
   const int waiting_threads = route.may_use_gpu() ? kGpuJpegInFlight : 0;
   std::optional<tbb::global_control> threads;

@@ -18,6 +18,16 @@ constexpr ChromaSubsampling resolved_subsampling(ChromaSubsampling s, int qualit
   return quality >= 90 ? ChromaSubsampling::k444 : ChromaSubsampling::k420;
 }
 
+/// How a JPEG output is encoded, where the subsampling is resolved (never kAuto): what the GPU's
+/// encoder is given.
+struct JpegEncodeSettings {
+  int quality = 95;
+  ChromaSubsampling subsampling = ChromaSubsampling::k444;
+  bool operator==(const JpegEncodeSettings& o) const {
+    return quality == o.quality && subsampling == o.subsampling;
+  }
+};
+
 /// Which codec reads and writes JPEG (--codec): kGpu nvJPEG on the GPU for every JPEG it takes
 /// (the rest: libjpeg-turbo), or an error without it; kCpu libjpeg-turbo only, the same bytes on
 /// every machine; kAuto both at once where nvJPEG is there (jpeg_route.hpp), else libjpeg-turbo.

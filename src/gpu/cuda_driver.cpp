@@ -103,6 +103,9 @@ void DevicePtrTraits::destroy(Handle ptr) {
 void HostRegistrationTraits::destroy(Handle host) {
   GB_CU_CHECK(api().cuMemHostUnregister(host), "unpinning host memory");
 }
+void HostAllocationTraits::destroy(Handle host) {
+  GB_CU_CHECK(api().cuMemFreeHost(host), "freeing pinned host memory");
+}
 void StreamTraits::destroy(Handle stream) {
   GB_CU_CHECK(api().cuStreamDestroy(stream), "destroying a CUDA stream");
 }
@@ -153,6 +156,13 @@ PinnedHostRange::PinnedHostRange(void* host, std::size_t bytes) {
       api().cuMemHostRegister(host, bytes, CU_MEMHOSTREGISTER_PORTABLE) == CUDA_SUCCESS) {
     registered_ = UniqueHandle<HostRegistrationTraits>(host);
   }
+}
+
+PinnedHostBuffer::PinnedHostBuffer(std::size_t bytes) : bytes_(bytes) {
+  void* raw = nullptr;
+  GB_CU_CHECK(api().cuMemHostAlloc(&raw, bytes ? bytes : 1, CU_MEMHOSTALLOC_PORTABLE),
+              "allocating " + std::to_string(bytes) + " bytes of pinned host memory");
+  memory_ = UniqueHandle<HostAllocationTraits>(raw);
 }
 
 Stream::Stream() {

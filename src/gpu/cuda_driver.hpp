@@ -38,6 +38,8 @@ namespace gpublur::cuda {
   X(cuMemFreeAsync)               \
   X(cuMemHostRegister)            \
   X(cuMemHostUnregister)          \
+  X(cuMemHostAlloc)               \
+  X(cuMemFreeHost)                \
   X(cuMemcpyHtoDAsync)            \
   X(cuMemcpyDtoHAsync)            \
   X(cuMemcpyDtoDAsync)            \
@@ -106,6 +108,11 @@ struct HostRegistrationTraits {
   static Handle null() noexcept { return nullptr; }
   static void destroy(Handle host);
 };
+struct HostAllocationTraits {
+  using Handle = void*;
+  static Handle null() noexcept { return nullptr; }
+  static void destroy(Handle host);
+};
 struct StreamTraits {
   using Handle = CUstream;
   static Handle null() noexcept { return nullptr; }
@@ -170,6 +177,21 @@ class PinnedHostRange {
 
  private:
   UniqueHandle<HostRegistrationTraits> registered_;
+};
+
+/// Host memory allocated page-locked (cuMemHostAlloc), portable to every context: for buffers
+/// reused across many copies, where pinning each image's own memory would cost more than copying
+/// it. Needs a context current to allocate.
+class PinnedHostBuffer {
+ public:
+  /// Throws CudaError where the driver cannot allocate it.
+  explicit PinnedHostBuffer(std::size_t bytes);
+  void* get() const noexcept { return memory_.get(); }
+  std::size_t size() const noexcept { return bytes_; }
+
+ private:
+  UniqueHandle<HostAllocationTraits> memory_;
+  std::size_t bytes_ = 0;
 };
 
 class Stream {

@@ -1,4 +1,4 @@
-// gpu_blur.cpp — device probing, upload, launch, download through the Driver API.
+// gpu_blur.cpp — a loaded blur run on host images (through stack_run.hpp) and on device arrays.
 #include "gpu/gpu_blur.hpp"
 
 #include <algorithm>
@@ -12,141 +12,10 @@
 #include "base/errors.hpp"
 #include "gpu/blur_launch.hpp"
 #include "gpu/cuda_driver.hpp"
+#include "gpu/session_access.hpp"
+#include "gpu/stack_run.hpp"
 
 namespace gpublur {
-namespace {
-
-int attribute(CUdevice device, CUdevice_attribute which) {
-  int value = 0;
-  GB_CU_CHECK(cuda::api().cuDeviceGetAttribute(&value, which, device), "querying the GPU");
-  return value;
-}
-
-CUdevice device_handle(int ordinal) {
-  CUdevice device = 0;
-  GB_CU_CHECK(cuda::api().cuDeviceGet(&device, ordinal), "opening GPU " + std::to_string(ordinal));
-  return device;
-}
-
-// Packed host rows -> pitched device rows.
-template <typename Sample>
-CUDA_MEMCPY2D upload_copy(const Raster<Sample>& image, CUdeviceptr device, std::size_t pitch) {
-  CUDA_MEMCPY2D copy{};
-  copy.srcMemoryType = CU_MEMORYTYPE_HOST;
-  copy.srcHost = image.pixels.data();
-  copy.srcPitch = image.row_bytes();
-  copy.dstMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.dstDevice = device;
-  copy.dstPitch = pitch;
-  copy.WidthInBytes = image.row_bytes();
-  copy.Height = static_cast<std::size_t>(image.height);
-  return copy;
-}
-
-// Pitched device rows -> packed host rows.
-template <typename Sample>
-CUDA_MEMCPY2D download_copy(CUdeviceptr device, std::size_t pitch, Raster<Sample>& image) {
-  CUDA_MEMCPY2D copy{};
-  copy.srcMemoryType = CU_MEMORYTYPE_DEVICE;
-  copy.srcDevice = device;
-  copy.srcPitch = pitch;
-  copy.dstMemoryType = CU_MEMORYTYPE_HOST;
-  copy.dstHost = image.pixels.data();
-  copy.dstPitch = image.row_bytes();
-  copy.WidthInBytes = image.row_bytes();
-  copy.Height = static_cast<std::size_t>(image.height);
-  return copy;
-}
-
-}  // namespace
-
-std::string driver_version_string(int version) {
-  return "CUDA " + std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
-}
-
-namespace {
-
-GpuInfo device_info(const cuda::DriverApi& driver, int ordinal) {
-  GpuInfo info;
-  info.ordinal = ordinal;
-  const CUdevice device = device_handle(ordinal);
-  char name[256] = {};
-  GB_CU_CHECK(driver.cuDeviceGetName(name, sizeof name - 1, device), "querying the GPU's name");
-  info.name = name;
-  info.arch = Arch{attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                   attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)};
-  GB_CU_CHECK(driver.cuDriverGetVersion(&info.driver_version), "querying the driver version");
-  GB_CU_CHECK(driver.cuDeviceTotalMem(&info.memory_bytes, device), "querying the GPU's memory");
-  info.sm_count = attribute(device, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT);
-  info.shared = attribute(device, CU_DEVICE_ATTRIBUTE_COMPUTE_MODE) == CU_COMPUTEMODE_DEFAULT;
-  return info;
-}
-
-}  // namespace
-
-std::vector<GpuInfo> probe_gpus(std::string& why) {
-  const cuda::DriverApi* driver = cuda::load_driver(why);
-  if (!driver) return {};
-  if (const CUresult status = driver->cuInit(0); status != CUDA_SUCCESS) {
-    const char* name = nullptr;
-    driver->cuGetErrorName(status, &name);
-    why = std::string("cuInit failed: ") + (name ? name : "unknown error");
-    if (status == CUDA_ERROR_NO_DEVICE) why = "no NVIDIA GPU found (cuInit: CUDA_ERROR_NO_DEVICE)";
-    return {};
-  }
-  int count = 0;
-  GB_CU_CHECK(driver->cuDeviceGetCount(&count), "counting GPUs");
-  if (count < 1) why = "no NVIDIA GPU found";
-  std::vector<GpuInfo> gpus;
-  for (int ordinal = 0; ordinal < count; ++ordinal) gpus.push_back(device_info(*driver, ordinal));
-  return gpus;
-}
-
-int device_of_pointer(std::uintptr_t pointer) {
-  int ordinal = -1;
-  GB_CU_CHECK(cuda::api().cuPointerGetAttribute(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-                                                static_cast<CUdeviceptr>(pointer)),
-              "finding the GPU of an array");
-  return ordinal;
-}
-
-std::optional<GpuInfo> probe_gpu(std::string& why) {
-  std::vector<GpuInfo> gpus = probe_gpus(why);
-  if (gpus.empty()) return std::nullopt;
-  return gpus.front();
-}
-
-struct GpuSession::Impl {
-  cuda::Context context;
-  explicit Impl(CUdevice device) : context(device) {}
-};
-
-namespace {
-// What kind of GPU context this process has opened, for opened_shared_gpu_context.
-enum ContextsOpened : int { kNoContext, kSharedContext, kExclusiveContext };
-std::atomic<int> contexts_opened{kNoContext};
-}  // namespace
-
-bool opened_shared_gpu_context() { return contexts_opened.load() == kSharedContext; }
-
-GpuSession::GpuSession(const GpuInfo& gpu)
-    : info_(gpu), impl_(std::make_unique<Impl>(device_handle(gpu.ordinal))) {
-  if (!gpu.shared) {
-    contexts_opened.store(kExclusiveContext);
-  } else {
-    int none = kNoContext;
-    contexts_opened.compare_exchange_strong(none, kSharedContext);
-  }
-}
-
-GpuSession::~GpuSession() = default;
-
-void GpuSession::make_current() const { impl_->context.make_current(); }
-
-struct GpuSessionAccess {
-  static cuda::Context& context(GpuSession& s) { return s.impl_->context; }
-};
-
 namespace {
 
 template <typename Sample>
@@ -211,13 +80,8 @@ GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const 
   // Before any allocation: a stack too deep for one launch throws here (a count past INT_MAX
   // stays past launch_dims' limit).
   const int stacked = static_cast<int>(std::min<std::size_t>(count, INT_MAX));
-  const LaunchDims dims =
-      launch_dims(kernel_, first.width, first.height, session_.info().sm_count, stacked);
-  const auto& driver = cuda::api();
+  launch_dims(kernel_, first.width, first.height, session_.info().sm_count, stacked);
   GpuSessionAccess::context(session_).make_current();
-  const std::size_t pitch = device_pitch(first.row_bytes());
-  const std::size_t image_bytes = checked_mul(pitch, static_cast<std::size_t>(first.height));
-  const std::size_t bytes = checked_mul(image_bytes, count);
   GpuTimes times;
   const auto pin_start = std::chrono::steady_clock::now();
   // Owners in dependency order (the session's context outlives them all): the pinned ranges,
@@ -230,32 +94,25 @@ GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const 
     times.pinned = times.pinned && pinned.back().pinned();
   }
   times.pin_ms = ms_since(pin_start);
-  cuda::DeviceBuffer source(bytes);
-  cuda::DeviceBuffer result(bytes);
-  std::optional<cuda::DeviceBuffer> scratch;  // kGeneral's intermediate, a planar blur's planes
-  if (const std::size_t scratch_bytes =
-          blur_scratch_bytes(kernel_, first.width, first.height, stacked)) {
-    scratch.emplace(scratch_bytes);
-  }
+  StackBuffers buffers;
+  buffers.reserve(kernel_, first.width, first.height, first.row_bytes(), count, count, stacked);
   cuda::Stream stream;
   cuda::Event start, uploaded, computed, stop;
 
   start.record(stream);
-  for (std::size_t i = 0; i < count; ++i) {  // image i: rows i * height on, of the stack
-    const CUDA_MEMCPY2D upload = upload_copy(images[i], source.get() + i * image_bytes, pitch);
-    GB_CU_CHECK(driver.cuMemcpy2DAsync(&upload, stream.get()), "copying the image to the GPU");
+  for (std::size_t i = 0; i < count; ++i) {
+    enqueue_upload(images[i].pixels.data(), first.row_bytes(), first.height, buffers.input(i),
+                   buffers.pitch(), stream.get());
   }
   uploaded.record(stream);
-  const int device_pitch_arg = static_cast<int>(pitch);
-  launch_blur(kernel_, impl_->functions, dims, {source.get(), device_pitch_arg},
-              {result.get(), device_pitch_arg}, first.width, first.height, stacked,
-              scratch ? scratch->get() : 0, stream.get());
+  enqueue_stack_blur(kernel_, impl_->functions, buffers, first.width, first.height, stacked,
+                     session_.info().sm_count, stream.get());
   computed.record(stream);
   // The uploads were ordered before this on the stream, so the images' memory is free to take
   // the results.
   for (std::size_t i = 0; i < count; ++i) {
-    const CUDA_MEMCPY2D download = download_copy(result.get() + i * image_bytes, pitch, images[i]);
-    GB_CU_CHECK(driver.cuMemcpy2DAsync(&download, stream.get()), "copying the result from the GPU");
+    enqueue_download(buffers.output(i), buffers.pitch(), images[i].pixels.data(),
+                     first.row_bytes(), first.height, stream.get());
   }
   stop.record(stream);
   stream.synchronize("running the blur kernel");

@@ -122,7 +122,7 @@ GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine& engine, std::uintptr_t stream)
 
 GpuJpegDecoder::~GpuJpegDecoder() = default;
 
-std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>& jpegs,
+std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImage>& jpegs,
                                                 int channels, std::uintptr_t device,
                                                 std::size_t pitch, std::size_t image_bytes,
                                                 std::size_t batch, std::size_t spare) {
@@ -136,7 +136,7 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>&
   std::vector<std::size_t> taken;
   unsigned width = 0, height = 0;  // the first image's (a stack's images are one size)
   nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
-  for (const JpegToDecode& j : jpegs) {
+  for (const CompressedImage& j : jpegs) {
     int unsupported = 1;
     if (nv.nvjpegJpegStreamParseHeader(handle, j.bytes->data(), j.bytes->size(), s.parsed) !=
             NVJPEG_STATUS_SUCCESS ||
@@ -294,7 +294,7 @@ struct GpuJpegEncoder::Impl {
   }
 
   // Encodes image `index` of a round on its lane's stream and fetches it (both wait for it).
-  EncodedJpeg encode_one(std::size_t index, const JpegToEncode& image) {
+  EncodedImage encode_one(std::size_t index, const ImageToEncode& image) {
     const nvjpeg::Api& nv = library();
     nvjpegHandle_t handle = engine.encode.h;
     const cudaStream_t stream = lane(index);
@@ -321,7 +321,7 @@ struct GpuJpegEncoder::Impl {
     std::size_t length = 0;
     GB_NVJPEG_CHECK(nv.nvjpegEncodeRetrieveBitstream(handle, state, nullptr, &length, stream),
                     "fetching a JPEG from the GPU");
-    EncodedJpeg out;
+    EncodedImage out;
     out.bytes.resize(length);
     GB_NVJPEG_CHECK(
         nv.nvjpegEncodeRetrieveBitstream(handle, state, out.bytes.data(), &length, stream),
@@ -358,16 +358,16 @@ void GpuJpegEncoder::reserve(std::size_t count) {
   }
 }
 
-std::vector<EncodedJpeg> GpuJpegEncoder::encode(std::uintptr_t stream,
-                                                const std::vector<JpegToEncode>& images) {
+std::vector<EncodedImage> GpuJpegEncoder::encode(std::uintptr_t stream,
+                                                const std::vector<ImageToEncode>& images) {
   Impl& s = *impl_;
-  std::vector<EncodedJpeg> out(images.size());
+  std::vector<EncodedImage> out(images.size());
   if (images.empty()) return out;
   reserve(images.size());
   GB_CU_CHECK(cuda::api().cuEventRecord(s.started.get(), reinterpret_cast<CUstream>(stream)),
               "ordering the JPEG encodes");
   for (const cuda::Stream& e : s.streams) s.started.wait_on(e);
-  for (EncodedJpeg& e : out) e.error = "nvJPEG's encoder thread did not run";
+  for (EncodedImage& e : out) e.error = "nvJPEG's encoder thread did not run";
   std::vector<std::exception_ptr> failed(kEncodeStreams);
   s.threads.run([&](std::size_t lane) {
     for (std::size_t i = lane; i < images.size(); i += kEncodeStreams) {

@@ -13,25 +13,16 @@
 #include <string>
 #include <vector>
 
-#include "base/errors.hpp"
 #include "codecs/encode_options.hpp"
+#include "gpu/device_codec.hpp"
 
 namespace gpublur {
 
 /// nvJPEG did not decode or encode this file (it does not support it, it refused it, or it is
 /// not there): the CPU's codec takes the file, and says what is wrong with it if anything is.
-class GpuJpegError : public Error {
+class GpuJpegError : public CodecDeclined {
  public:
-  using Error::Error;
-};
-
-/// How a JPEG output is encoded: the quality and the chroma subsampling (resolved: never kAuto).
-struct JpegEncodeSettings {
-  int quality = 95;
-  ChromaSubsampling subsampling = ChromaSubsampling::k444;
-  bool operator==(const JpegEncodeSettings& o) const {
-    return quality == o.quality && subsampling == o.subsampling;
-  }
+  using CodecDeclined::CodecDeclined;
 };
 
 /// Whether nvJPEG loads (it is looked for once); `why` says why not, `what` which one loaded.
@@ -55,12 +46,6 @@ class GpuJpegEngine {
   std::unique_ptr<Impl> impl_;
 };
 
-/// A JPEG to decode into image `index` of a stack.
-struct JpegToDecode {
-  std::size_t index = 0;
-  const std::vector<std::uint8_t>* bytes = nullptr;
-};
-
 /// One stream's batched decoder: one stack at a time on it.
 class GpuJpegDecoder {
  public:
@@ -77,29 +62,13 @@ class GpuJpegDecoder {
   /// with repeats decoded into places `spare`, `spare + 1`, ... (the caller's room for `batch`
   /// more). Returns the indices it did not take (the decoder does not support them, or refused
   /// them), which the caller decodes otherwise; their images are left undefined.
-  std::vector<std::size_t> decode(const std::vector<JpegToDecode>& jpegs, int channels,
+  std::vector<std::size_t> decode(const std::vector<CompressedImage>& jpegs, int channels,
                                   std::uintptr_t device, std::size_t pitch, std::size_t image_bytes,
                                   std::size_t batch, std::size_t spare);
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-};
-
-/// An image to encode: interleaved 8-bit, 1 (gray) or 3 (RGB) channels at `device`, rows `pitch`
-/// bytes apart.
-struct JpegToEncode {
-  std::uintptr_t device = 0;
-  std::size_t pitch = 0;
-  int width = 0, height = 0, channels = 0;
-  JpegEncodeSettings settings;
-};
-
-/// One image's JPEG (whole, without our metadata: jpeg_markers.hpp adds it), or why nvJPEG did
-/// not encode it.
-struct EncodedJpeg {
-  std::vector<std::uint8_t> bytes;
-  std::string error;  // empty where encoded
 };
 
 /// The encoder: rounds of images encoded on several streams and threads at once. Each nvJPEG
@@ -119,7 +88,7 @@ class GpuJpegEncoder {
 
   /// Encodes `images` once `stream`'s work so far is done, and returns each one's JPEG, in
   /// order, once all are done. Throws CudaError where the GPU fails.
-  std::vector<EncodedJpeg> encode(std::uintptr_t stream, const std::vector<JpegToEncode>& images);
+  std::vector<EncodedImage> encode(std::uintptr_t stream, const std::vector<ImageToEncode>& images);
 
  private:
   struct Impl;

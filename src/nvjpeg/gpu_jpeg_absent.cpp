@@ -22,11 +22,11 @@ GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine&, std::uintptr_t) {
   throw GpuJpegError("built without nvJPEG");
 }
 GpuJpegDecoder::~GpuJpegDecoder() = default;
-std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<JpegToDecode>& jpegs, int,
+std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImage>& jpegs, int,
                                                 std::uintptr_t, std::size_t, std::size_t,
                                                 std::size_t, std::size_t) {
   std::vector<std::size_t> all;
-  for (const JpegToDecode& j : jpegs) all.push_back(j.index);
+  for (const CompressedImage& j : jpegs) all.push_back(j.index);
   return all;
 }
 
@@ -34,10 +34,10 @@ struct GpuJpegEncoder::Impl {};
 GpuJpegEncoder::GpuJpegEncoder(GpuJpegEngine&) { throw GpuJpegError("built without nvJPEG"); }
 GpuJpegEncoder::~GpuJpegEncoder() = default;
 void GpuJpegEncoder::reserve(std::size_t) {}
-std::vector<EncodedJpeg> GpuJpegEncoder::encode(std::uintptr_t,
-                                                const std::vector<JpegToEncode>& images) {
-  std::vector<EncodedJpeg> out(images.size());
-  for (EncodedJpeg& e : out) e.error = "built without nvJPEG";
+std::vector<EncodedImage> GpuJpegEncoder::encode(std::uintptr_t,
+                                                const std::vector<ImageToEncode>& images) {
+  std::vector<EncodedImage> out(images.size());
+  for (EncodedImage& e : out) e.error = "built without nvJPEG";
   return out;
 }
 

@@ -9,7 +9,7 @@
 
 #include "cpu/cpu_blur.hpp"
 #include "gpu/gpu_blur.hpp"
-#include "gpu_session.hpp"
+#include "gpu/test_gpu.hpp"
 #include "support/reference_blur.hpp"
 
 using namespace gpublur;

@@ -13,7 +13,7 @@
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "cpu/cpu_blur.hpp"
-#include "gpu_session.hpp"
+#include "gpu/test_gpu.hpp"
 #include "support/parse_args.hpp"
 #include "support/reference_blur.hpp"
 #include "support/temp_dir.hpp"

@@ -14,7 +14,9 @@
 #include "codecs/jpeg_codec.hpp"
 #include "cpu/cpu_blur.hpp"
 #include "gpu/gpu_pool.hpp"
-#include "gpu_session.hpp"
+#include "nvjpeg/gpu_jpeg.hpp"
+#include "nvjpeg/jpeg_device_codec.hpp"
+#include "gpu/test_gpu.hpp"
 #include "support/jpeg_variants.hpp"
 #include "support/reference_blur.hpp"
 
@@ -74,9 +76,9 @@ PreparedImage undecoded(const std::vector<std::uint8_t>& jpeg, const BlurParamet
 Image gpu_decode_and_blur(GpuPool& pool, const std::vector<std::uint8_t>& jpeg,
                           const BlurParameters& p, std::string* decoder = nullptr) {
   PreparedImage image = undecoded(jpeg, p);
-  GpuJpegWork work;
+  CodecWork work;
   work.decode = &jpeg;
-  pool.blur(image, kernel_key(image), &work);
+  test::pool_blur(pool, image, &work);
   if (decoder) *decoder = work.decoder;
   return std::move(image.image);
 }
@@ -94,7 +96,7 @@ std::size_t bytes_differing(const Image& a, const Image& b) {
 // state is torn down at exit before statics made earlier, and a pool must end while it is alive.
 struct Pool {
   KernelLibrary kernels{KernelChoices{}, [](const std::string&, bool) {}};
-  GpuPool pool{{gpu()}, kernels};
+  GpuPool pool{{gpu()}, kernels, GpuPoolOptions{true, gpu_jpeg_codec(), false}};
   Pool() {
     std::string why;
     REQUIRE(pool.wait_ready(why));
@@ -155,9 +157,9 @@ TEST_CASE(
     d.image = photo;
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kJpeg);
     const Image source = image.image;
-    GpuJpegWork work;
+    CodecWork work;
     work.encode = JpegEncodeSettings{95, s};
-    p.pool.blur(image, kernel_key(image), &work);
+    test::pool_blur(p.pool, image, &work);
     REQUIRE(!work.encoded.empty());
     const Image blurred = blur_on_cpu(source, make_blur_spec(blur, photo.channels));
     const std::vector<std::uint8_t> cpu = encode_jpeg(blurred, 95, s);
@@ -180,9 +182,9 @@ TEST_CASE(
     DecodedImage d;
     d.image = gray;
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kJpeg);
-    GpuJpegWork work;
+    CodecWork work;
     work.encode = JpegEncodeSettings{90, ChromaSubsampling::k444};
-    p.pool.blur(image, kernel_key(image), &work);
+    test::pool_blur(p.pool, image, &work);
     const DecodedImage back = decode_jpeg(work.encoded.data(), work.encoded.size(), DecodeLimits{});
     CHECK(back.image.channels == 1);
     CHECK(back.image.width == 320);
@@ -211,10 +213,10 @@ Image crop(const Image& photo, int x, int y, int width, int height) {
 std::vector<std::uint8_t> gpu_round_trip(GpuPool& pool, const std::vector<std::uint8_t>& jpeg,
                                          const BlurParameters& p) {
   PreparedImage image = undecoded(jpeg, p);
-  GpuJpegWork work;
+  CodecWork work;
   work.decode = &jpeg;
   work.encode = JpegEncodeSettings{95, ChromaSubsampling::k420};
-  pool.blur(image, kernel_key(image), &work);
+  test::pool_blur(pool, image, &work);
   return work.encoded;
 }
 
@@ -227,7 +229,7 @@ TEST_CASE(
   KernelLibrary kernels{KernelChoices{}, [](const std::string&, bool) {}};
   // With JPEG workers, as a batch has them: nvJPEG started before the first stack, the encodes
   // and hand-back on the worker's second thread while the next stack decodes.
-  GpuPool pool({gpu()}, kernels, true, true);
+  GpuPool pool({gpu()}, kernels, GpuPoolOptions{true, gpu_jpeg_codec(), true});
   std::string why;
   REQUIRE(pool.wait_ready(why));
   const BlurParameters blur = test::make_test_parameters(7, 1.5);
@@ -265,7 +267,7 @@ TEST_CASE(
   const std::vector<GpuWorkerStats> stats = pool.stats();
   long jpeg_images = 0;
   for (const GpuWorkerStats& s : stats)
-    if (s.takes_jpeg) jpeg_images += s.images;
+    if (s.takes_codec) jpeg_images += s.images;
   CHECK(jpeg_images >= 2 * static_cast<long>(kFiles));  // every one of them went to the JPEG worker
 }
 
@@ -278,9 +280,9 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     DecodedImage d;
     d.image.width = 96, d.image.height = 64, d.image.channels = 3;
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kPng);
-    GpuJpegWork work;
+    CodecWork work;
     work.decode = &jpeg;
-    CHECK_THROWS_AS(p.pool.blur(image, kernel_key(image), &work), GpuJpegError);
+    CHECK_THROWS_AS(test::pool_blur(p.pool, image, &work), CodecDeclined);
   }
   SECTION("damaged data: decoded or handed back, never a crash; the batch's others unharmed") {
     std::vector<std::uint8_t> jpeg = test::write_jpeg_variant(rgb, {95, 2, 2, false, 1});
@@ -288,11 +290,11 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     DecodedImage d;
     d.image.width = 96, d.image.height = 64, d.image.channels = 3;
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kPng);
-    GpuJpegWork work;
+    CodecWork work;
     work.decode = &jpeg;
     try {
-      p.pool.blur(image, kernel_key(image), &work);
-    } catch (const GpuJpegError&) {
+      test::pool_blur(p.pool, image, &work);
+    } catch (const CodecDeclined&) {
     }
     const std::vector<std::uint8_t> good = encode_jpeg(rgb, 95, ChromaSubsampling::k420);
     const DecodedImage cpu = decode_jpeg(good.data(), good.size(), DecodeLimits{});

@@ -11,7 +11,7 @@
 
 #include "base/errors.hpp"
 #include "cpu/cpu_blur.hpp"
-#include "gpu_session.hpp"
+#include "gpu/test_gpu.hpp"
 #include "support/reference_blur.hpp"
 
 using namespace gpublur;

@@ -1,4 +1,4 @@
-// gpu_session.hpp — test support for the [gpu] binary: the GPU and one session shared by every
+// test_gpu.hpp — test support for the [gpu] binary: the GPU and one session shared by every
 // test (retaining and releasing the primary context per test would destroy and re-create it,
 // about 0.1 s each time).
 #pragma once
@@ -6,7 +6,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "batch/blur_device.hpp"
 #include "gpu/gpu_blur.hpp"
+#include "gpu/gpu_pool.hpp"
 
 namespace gpublur::test {
 
@@ -23,6 +25,12 @@ inline const GpuInfo& gpu() {
 inline GpuSession& session() {
   static GpuSession s(gpu());
   return s;
+}
+
+/// Blurs a prepared image on `pool`, as the pipeline hands it over.
+inline GpuBlurTimes pool_blur(GpuPool& pool, PreparedImage& image, CodecWork* codec = nullptr) {
+  return pool.blur(gpu_pixels(image, codec), kernel_key(image), image.spec, image.format,
+                   image.spec.channels, codec);
 }
 
 }  // namespace gpublur::test
