@@ -51,7 +51,8 @@ struct GpuPool::Impl {
   }
 };
 
-GpuPool::GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, GpuPoolOptions options)
+GpuPool::GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels,
+                 const GpuPoolOptions& options)
     : impl_(std::make_unique<Impl>()) {
   impl_->gpus = gpus;
   // With codec workers, each GPU's first worker blurs host images only, and a second takes the

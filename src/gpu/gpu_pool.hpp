@@ -33,7 +33,8 @@ class GpuPool {
  public:
   /// Starts the workers; each opens its GPU's context on its own thread, every GPU at once (the
   /// slow part of start-up runs beside the first decodes).
-  GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels, GpuPoolOptions options = {});
+  GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels,
+          const GpuPoolOptions& options = {});
   /// Finishes what is queued and stops the workers.
   ~GpuPool();
   GpuPool(const GpuPool&) = delete;
