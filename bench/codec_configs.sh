@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# codec_configs.sh [GPUBLUR] [EXTRA...] — the JPEG batch (batch_bench.py's 500 1080p and 100 4K
-# q95 files in /tmp/bb) with each --codec, two rounds each: images/s, which decoder and encoder
-# took the files, and the mean per-file ms of the GPU's stages and the stack size (from --json). Where the
-# GPU's codec is slower than expected, this says whether the decoder, the encoder or the stacks are
-# why. EXTRA: more gpublur options (e.g. --devices 0,0).
+# codec_configs.sh [GPUBLUR] [EXTRA...] — the JPEG batch (photo_set.py's 500 1080p and 100 4K
+# q95 crops of real photographs in /tmp/bb, from bench/fetch_photos.sh) with each --codec, two
+# rounds each: images/s, which decoder and encoder took the files, and the mean per-file ms of
+# the GPU's stages and the stack size (from --json). Where the GPU's codec is slower than
+# expected, this says whether the decoder, the encoder or the stacks are why. EXTRA: more gpublur
+# options (e.g. --devices 0,0).
 G=${1:-build/device/gpublur}
 shift || true
-[ -d /tmp/bb/3840x2160-jpg ] || python3 bench/batch_bench.py $G /tmp/bb --hd 500 --uhd 100 --formats jpg --rounds 1 \
-  --per-file 0 > /dev/null 2>&1
-for set in 1920x1080-jpg 3840x2160-jpg; do
+python3 bench/photo_set.py .carry/photos /tmp/bb --hd 500 --uhd 100 || exit 1
+for set in hd-jpg uhd-jpg; do
   n=$(ls /tmp/bb/$set | wc -l)
   for cfg in "--codec auto" "--codec gpu" "--codec cpu"; do
     for r in 1 2; do

@@ -4,7 +4,7 @@
 // makes (gpu_pool.cpp: stacks of 16 decoded, encoded and fetched, on one slot or two in turn), on
 // one thread, with the host's time in each call. What sets the GPU codec's pace in the batch when
 // it is slower than expected (the pool splits these calls over two threads: --json's worker_ms).
-//   gpublur_gpu_jpeg_bench DIR [quality]      (e.g. batch_bench.py's 1920x1080-jpg)
+//   gpublur_gpu_jpeg_bench DIR [quality]      (e.g. photo_set.py's hd-jpg)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
