@@ -81,6 +81,16 @@ while read -r input; do
 done < <(find "$work/in" -type f ! -path "*/broken/*" ! -name "*.txt" | sort)
 check '[ "$same" -eq 300 ]' "batch outputs identical to single-file runs: $same of 300"
 
+# Under umask 027 no output is more open than 0640, and no directory than 0750, run after run
+# (the umask was read by setting it, which raced the batch's threads: tens of 400 files, and the
+# directories made after them, came out with no umask at all).
+for run in 1 2 3 4 5; do
+  (umask 027 && "$bin" "$work/in" -o "$work/umask$run" --recursive --sigma 1 --threads 16 -q 2>/dev/null)
+done
+loose=$(find "$work"/umask? \( -type f ! -perm 0640 \) -o \( -type d ! -perm 0750 \) | wc -l)
+check '[ "$loose" -eq 0 ] && [ "$(find "$work"/umask? -type f | wc -l)" -eq 1500 ]' "umask 027: $loose outputs or directories more open"
+rm -rf "$work"/umask?
+
 # --fsync flushes each output before its rename: the same bytes.
 "$bin" "$work/in/a" -o "$work/flushed" --sigma 1.5 --fsync -q 2>/dev/null
 check 'diff -r "$work/flushed" "$work/out/a" >/dev/null' "--fsync writes the same outputs"
