@@ -18,6 +18,13 @@ namespace fs = std::filesystem;
 
 bool hidden(const fs::path& name) { return !name.empty() && name.string()[0] == '.'; }
 
+// Whether writing `output` would overwrite the regular file `input`: the same file by device and
+// inode, however either is spelled (./a.png, a hard link, a link written through to it).
+bool replaces_input(const fs::path& input, const fs::path& output) {
+  std::error_code e;
+  return fs::is_regular_file(input, e) && fs::equivalent(input, output, e);
+}
+
 // The image files below `dir` (relative paths, sorted), and how many other files were passed over.
 std::vector<fs::path> images_in(const fs::path& dir, bool recursive, std::size_t& ignored) {
   std::vector<fs::path> found;
@@ -98,11 +105,11 @@ class Planner {
                        "' would both be written to '" + printable(output.string()) +
                        "'; rename one, or blur them into different -o directories");
     }
-    std::error_code e;
-    if (fs::equivalent(input, output, e)) {
+    if (replaces_input(input, output)) {
       throw UsageError("'" + printable(output.string()) +
                        "' would replace its input; choose another -o directory");
     }
+    std::error_code e;
     Job job{in, output.string(), *format, fs::exists(output, e)};
     plan_.jobs.push_back(std::move(job));
   }
@@ -133,6 +140,10 @@ Job single_job(const std::string& input, const std::string& output,
       throw UsageError("writing to standard output ('-') needs --format, e.g. --format png");
     throw UsageError("cannot write '" + printable(output) + "': unknown extension; use " +
                      writable_extensions() + (format ? "" : ", or give --format"));
+  }
+  if (input != "-" && output != "-" && replaces_input(input, output)) {
+    throw UsageError("'" + printable(output) + "' would replace its input '" + printable(input) +
+                     "'; write the blur to another file");
   }
   return Job{input, output, *f, false};
 }

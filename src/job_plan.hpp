@@ -45,7 +45,9 @@ struct Plan {
 Plan plan_batch(const BatchInputs& inputs);
 
 /// One file, in to out (the single-image command), with the output format from out's extension,
-/// or `format` (needed when out is "-", standard output).
+/// or `format` (needed when out is "-", standard output). Throws UsageError for an output that
+/// would overwrite the input (the same file however spelled: ./a.png, a hard or symbolic link),
+/// as the batch does; blurring in place takes a second file and a rename.
 Job single_job(const std::string& input, const std::string& output,
                std::optional<ImageFormat> format);
 

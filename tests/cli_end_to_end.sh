@@ -205,6 +205,17 @@ chmod 4755 "$work/setuid.png"
 expect 0 "replacing a setuid file" -- "$samples/edges.png" "$work/setuid.png" --size 7
 [ "$(stat -c %a "$work/setuid.png")" = 755 ] && pass || fail "setuid bit copied: $(stat -c %a "$work/setuid.png")"
 
+# The single form refuses to overwrite its input, however the output is spelled: a usage error,
+# as in a batch (the output went over the input, silently).
+cp "$samples/edges.png" "$work/self.png"
+expect 2 "output is the input" -- "$work/self.png" "$work/self.png" --size 7
+contains "$work/stderr" "would replace its input" "output is the input"
+(program=$(realpath "$bin") && cd "$work" && "$program" self.png ./self.png --size 7 >/dev/null 2>&1)
+[ "$?" -eq 2 ] && pass || fail "./self.png over self.png not refused"
+ln "$work/self.png" "$work/self-hard.png"
+expect 2 "output a hard link of the input" -- "$work/self.png" "$work/self-hard.png" --size 7
+cmp -s "$work/self.png" "$samples/edges.png" && pass || fail "the input was overwritten"
+
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
 head -c 2000 "$samples/detail.png" >"$work/truncated.png"
