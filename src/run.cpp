@@ -160,7 +160,9 @@ std::string kernel_json(const Request& r, const FileResult& file, KernelLibrary&
 Plan plan_of(const Request& r) {
   if (r.single) {
     if (r.output != "-") check_writable_destination(r.output);
-    return Plan{{single_job(r.input, r.output, r.format)}, 0};
+    Plan plan;
+    plan.jobs.push_back(single_job(r.input, r.output, r.format));
+    return plan;
   }
   Plan plan = plan_batch(r.batch);
   if (plan.jobs.empty())
@@ -182,6 +184,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
                      std::to_string(plan.total) + " files",
                  false, true);
   }
+  for (const PlanNote& note : plan.notes) reporter.say(note.text, false, note.verbose);
   if (plan.ignored) {
     reporter.say(std::to_string(plan.ignored) +
                      " files in the directories given are not images gpublur reads; passed over",

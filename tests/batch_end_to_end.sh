@@ -105,6 +105,40 @@ check '[ "$?" -eq 2 ] && grep -q "would replace its input" "$work/err"' "output 
 "$bin" "$work/in/a" -o "$work/g" --format gif --sigma 1 2>"$work/err"
 check '[ "$?" -eq 2 ]' "--format gif refused"
 
+# Links inside an input directory: read through, each output named by the link's own path and
+# inside -o, the file a link leads to never written (photos/deep/link.png -> ../../assets/logo.png
+# was written over assets/logo.png); a link back up is not followed round. -P skips links, a line
+# each.
+mkdir -p "$work/links/photos/deep" "$work/links/assets"
+cp "$work/in/a/img000.png" "$work/links/assets/logo.png"
+cp "$work/in/a/img001.png" "$work/links/photos/a.png"
+ln -s ../../assets/logo.png "$work/links/photos/deep/link.png"
+ln -s a.png "$work/links/photos/same.png"
+ln -s .. "$work/links/photos/deep/up"
+logo=$(md5sum <"$work/links/assets/logo.png")
+"$bin" "$work/links/photos" -r -o "$work/links/out" --sigma 1 -v 2>"$work/err"
+code=$?
+check '[ "$code" -eq 0 ]' "links: exit $code: $(tail -2 "$work/err")"
+check '[ "$(md5sum <"$work/links/assets/logo.png")" = "$logo" ]' "a link's target was overwritten"
+check '[ "$(cd "$work/links/out" 2>/dev/null && find . -type f | sort | tr "\n" " ")" = "./a.png ./deep/link.png ./same.png " ]' "outputs named by the links, inside -o: $(cd "$work/links" && find . -type f -newer "$work/err")"
+check 'cmp -s "$work/links/out/same.png" "$work/links/out/a.png"' "a link to a file gives that file's blur"
+check 'grep -q "a link to a directory above it" "$work/err"' "a loop said"
+check 'grep -q "2 symbolic links followed" "$work/err"' "links followed said with -v"
+"$bin" "$work/links/photos" -r -o "$work/links/skipped" --sigma 1 -P 2>"$work/err"
+check '[ "$?" -eq 0 ] && [ "$(find "$work/links/skipped" -type f)" = "$work/links/skipped/a.png" ]' "-P: a.png only"
+check '[ "$(grep -c "a symbolic link (--no-follow-links)" "$work/err")" -eq 3 ]' "-P: a line per link: $(cat "$work/err")"
+
+# -o inside a recursive input, resumed as documented: the output tree is never an input (each run
+# blurred the last one's outputs again, one level deeper).
+mkdir -p "$work/nest/photos/sub"
+cp "$work/in/a/img000.png" "$work/nest/photos/a.png"
+cp "$work/in/a/img001.png" "$work/nest/photos/sub/b.png"
+for run in 1 2 3; do
+  "$bin" "$work/nest/photos" -r -o "$work/nest/photos/blurred" --skip-existing --sigma 1 -v 2>"$work/err"
+done
+check '[ "$(find "$work/nest/photos/blurred" -type f | wc -l)" -eq 2 ] && [ ! -e "$work/nest/photos/blurred/blurred" ]' "the output tree was blurred again: $(find "$work/nest/photos/blurred" -type f)"
+check 'grep -q "it is the output directory" "$work/err"' "the output directory passed over, said with -v"
+
 # --format converts; --from-list reads paths (here from stdin).
 printf '%s\n' "$work/in/a/img000.png" "$work/in/b/img001.jpg" |
   "$bin" --from-list - -o "$work/webp" --format webp --sigma 1 -q 2>/dev/null
