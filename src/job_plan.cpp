@@ -1,7 +1,11 @@
 // job_plan.cpp — listing inputs and naming outputs.
 #include "job_plan.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -100,6 +104,21 @@ class Planner {
     plan_.jobs.push_back(std::move(job));
   }
 
+  // A file named by an argument or a list entry: planned, or, where it cannot be read (missing,
+  // a directory: nothing to name an output by), a job that fails alone.
+  void add_named(const std::string& name) {
+    struct stat info {};
+    if (name == "-" || (::stat(name.c_str(), &info) == 0 && !S_ISDIR(info.st_mode))) {
+      add(name, fs::path(name).filename());
+      return;
+    }
+    const std::string why = S_ISDIR(info.st_mode) ? "is a directory" : std::strerror(errno);
+    Job job;
+    job.input = name;
+    job.error = "cannot read '" + printable(name) + "': " + why;
+    plan_.jobs.push_back(std::move(job));
+  }
+
   Plan finish() { return std::move(plan_); }
   Plan& plan() { return plan_; }
 
@@ -149,12 +168,11 @@ Plan plan_batch(const BatchInputs& inputs) {
       links_followed += listing.links_followed;
       for (PlanNote& note : listing.notes) plan.notes.push_back(std::move(note));
     } else {
-      planner.add(path, path.filename());
+      planner.add_named(arg);
     }
   }
   if (inputs.from_list) {
-    for (const std::string& line : read_list(*inputs.from_list))
-      planner.add(line, fs::path(line).filename());
+    for (const std::string& line : read_list(*inputs.from_list)) planner.add_named(line);
   }
   if (links_followed) plan.notes.push_back(links_note(links_followed));
   return planner.finish();

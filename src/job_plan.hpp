@@ -21,6 +21,9 @@ struct Job {
   std::string output;                      // "-" is standard output
   ImageFormat format = ImageFormat::kPng;  // the output's
   bool exists = false;  // the output existed when planned (--skip-existing leaves it alone)
+  /// Set where the input was found unreadable when planned (missing, a directory): the job fails
+  /// with this message, as a file that cannot be read does, and has no output.
+  std::string error{};
 };
 
 /// What the command line named.
@@ -45,9 +48,10 @@ struct Plan {
 /// output_dir/its name; a directory's images to output_dir/their path below that directory, as
 /// listed (a link's own name, never its target's), so every output lies inside output_dir. The
 /// output directory is never listed as an input. With `format`, each output's extension becomes
-/// the format's. Throws UsageError for collisions (two jobs, one output), an output that would
-/// replace its input, an output format gpublur does not write (naming --format), a list that
-/// cannot be read.
+/// the format's. A file named (an argument, a list entry) that is missing or a directory is a
+/// job with `error` set, so that the rest goes on. Throws UsageError for collisions (two jobs, one
+/// output), an output that would replace its input, an output format gpublur does not write
+/// (naming --format), a list that cannot be read.
 Plan plan_batch(const BatchInputs& inputs);
 
 /// One file, in to out (the single-image command), with the output format from out's extension,

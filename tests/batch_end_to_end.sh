@@ -145,6 +145,14 @@ printf '%s\n' "$work/in/a/img000.png" "$work/in/b/img001.jpg" |
 check '[ -f "$work/webp/img000.webp" ] && [ -f "$work/webp/img001.webp" ]' "--from-list with --format webp"
 check '[ "$(head -c 4 "$work/webp/img000.webp")" = "RIFF" ]' "WebP written"
 
+# --from-list entries that cannot be read (a line of spaces, a directory, a missing file) fail
+# alone, a "cannot read" line each, and the rest is blurred (they stopped the batch, exit 2).
+printf '%s\n' "   " "$work/in/a" "$work/in/missing" "$work/in/a/img000.png" >"$work/badlist"
+"$bin" --from-list "$work/badlist" -o "$work/listed" --sigma 1 2>"$work/err"
+code=$?
+check '[ "$code" -eq 1 ] && [ "$(grep -c "^gpublur: error: cannot read" "$work/err")" -eq 3 ]' "bad list entries: exit $code: $(cat "$work/err")"
+check '[ "$(find "$work/listed" -type f)" = "$work/listed/img000.png" ]' "the readable list entry blurred"
+
 # Pipes: stdin to stdout gives the bytes of the file-to-file run.
 "$bin" - - --format png --sigma 1.5 <"$work/in/a/img003.png" >"$work/piped.png" 2>/dev/null
 "$bin" "$work/in/a/img003.png" "$work/file.png" --sigma 1.5 2>/dev/null

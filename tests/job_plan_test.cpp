@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,8 @@ namespace fs = std::filesystem;
 using test::TempDir;
 
 void touch(const std::string& path) {
-  fs::create_directories(fs::path(path).parent_path());
+  const fs::path parent = fs::path(path).parent_path();
+  if (!parent.empty()) fs::create_directories(parent);
   test::write_bytes(path, test::Bytes{'x'});
 }
 
@@ -71,9 +73,10 @@ BatchInputs batch_of(std::vector<std::string> paths, const std::string& output_d
   return inputs;
 }
 
-// Every output lies lexically inside the output directory.
+// Every output of a job that can run lies lexically inside the output directory.
 void check_inside(const Plan& plan, const std::string& output_dir) {
   for (const Job& job : plan.jobs) {
+    if (!job.error.empty()) continue;  // fails before writing anything
     CAPTURE(job.input, job.output);
     const fs::path below = fs::path(job.output).lexically_relative(output_dir);
     CHECK(!below.empty());
@@ -182,4 +185,36 @@ TEST_CASE("the output directory inside a recursive input is never listed", "[pla
     REQUIRE(note);
     CHECK(note->verbose);
   }
+}
+
+TEST_CASE("list entries (--from-list) that cannot be read fail alone", "[plan]") {
+  // Blank-with-spaces lines, directories and missing files stopped the whole batch with "cannot
+  // write ..." (exit 2): each is now a job that fails with "cannot read", the rest planned.
+  TempDir dir;
+  const InDirectory here(dir.path);
+  touch("a.png");
+  touch("photos/b.png");
+  std::ofstream("list") << "   \nphotos\nphotos/..\nmissing\nmissing.png\na.png/\na.png\n\n";
+  BatchInputs inputs = batch_of({}, "out");
+  inputs.from_list = "list";
+  const Plan plan = plan_batch(inputs);
+  REQUIRE(plan.jobs.size() == 7);
+  const std::vector<std::pair<std::string, std::string>> failing{
+      {"   ", "No such file or directory"},
+      {"photos", "is a directory"},
+      {"photos/..", "is a directory"},
+      {"missing", "No such file or directory"},
+      {"missing.png", "No such file or directory"},
+      {"a.png/", "Not a directory"}};
+  for (std::size_t i = 0; i < failing.size(); ++i) {
+    const Job& job = plan.jobs[i];
+    CAPTURE(job.input);
+    CHECK(job.input == failing[i].first);
+    CHECK(job.error == "cannot read '" + failing[i].first + "': " + failing[i].second);
+    CHECK(job.output.empty());
+  }
+  CHECK(plan.jobs[6].input == "a.png");
+  CHECK(plan.jobs[6].output == "out/a.png");
+  CHECK(plan.jobs[6].error.empty());
+  check_inside(plan, "out");
 }
