@@ -10,6 +10,7 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <thread>
@@ -244,6 +245,20 @@ void check_writable_destination(const std::string& path) {
   if (::stat(dir.c_str(), &info) != 0) throw_errno("cannot write", path, errno);
   if (!S_ISDIR(info.st_mode)) throw_errno("cannot write", path, ENOTDIR);
   if (::access(dir.c_str(), W_OK) != 0) throw_errno("cannot write", path, errno);
+}
+
+void make_output_directory(const std::string& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (!error && !std::filesystem::is_directory(dir, error)) {
+    error = std::make_error_code(std::errc::not_a_directory);
+  }
+  if (error) {
+    throw IoError("cannot create the output directory '" + dir + "': " + error.message());
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    throw_errno("cannot write into the output directory", dir, errno);
+  }
 }
 
 void remove_temporary_files() noexcept {

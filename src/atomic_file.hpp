@@ -18,6 +18,11 @@ namespace gpublur {
 /// saved.
 void check_writable_destination(const std::string& path);
 
+/// Makes the directory `dir` (and its parents) unless it is there. Throws IoError, naming it as
+/// the output directory, unless it is then a writable directory: a batch's one error before any
+/// work, rather than one per file.
+void make_output_directory(const std::string& dir);
+
 /// How far a write is taken before the temporary file replaces the destination's name.
 /// kRenamed: the rename alone, as cp, ImageMagick and OpenCV leave files: whole after any end of
 /// the process (a kill included), but not necessarily on disk if the machine itself then crashes.

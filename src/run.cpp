@@ -167,6 +167,7 @@ Plan plan_of(const Request& r) {
   Plan plan = plan_batch(r.batch);
   if (plan.jobs.empty())
     throw UsageError("no images to blur: the inputs hold no image files gpublur reads");
+  make_output_directory(r.batch.output_dir);  // once, not a failure per file
   // Collisions were checked over the whole batch, so every part agrees on every output.
   plan.total = plan.jobs.size();
   if (r.shard) plan.jobs = shard(plan.jobs, r.shard->index, r.shard->count);

@@ -139,6 +139,12 @@ done
 check '[ "$(find "$work/nest/photos/blurred" -type f | wc -l)" -eq 2 ] && [ ! -e "$work/nest/photos/blurred/blurred" ]' "the output tree was blurred again: $(find "$work/nest/photos/blurred" -type f)"
 check 'grep -q "it is the output directory" "$work/err"' "the output directory passed over, said with -v"
 
+# An -o that cannot be made: one line and exit 1 before any work (it was a line per file).
+printf 'x' >"$work/not-a-dir"
+"$bin" "$work/in/a" -o "$work/not-a-dir/out" --sigma 1 2>"$work/err"
+code=$?
+check '[ "$code" -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "cannot create the output directory" "$work/err"' "-o that cannot be made: exit $code, $(wc -l <"$work/err") lines: $(head -3 "$work/err")"
+
 # --format converts; --from-list reads paths (here from stdin).
 printf '%s\n' "$work/in/a/img000.png" "$work/in/b/img001.jpg" |
   "$bin" --from-list - -o "$work/webp" --format webp --sigma 1 -q 2>/dev/null
