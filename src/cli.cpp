@@ -64,6 +64,12 @@ Batches (gpublur IN... -o DIR):
   --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
   Ctrl-C or SIGTERM stops it cleanly: finished files are whole, no temporary file is left.
 
+Outputs:
+  A regular file is replaced atomically (a temporary beside it, renamed); a symbolic link is
+  written through (its target replaced so, the link kept); a character device (/dev/null) or FIFO
+  is written into; block devices and sockets are refused. An output that is its own input is
+  refused (exit 2).
+
 Formats:
   Read (by content, not name): PNG, JPEG, WebP, TIFF, BMP, TGA, PNM/PAM, Radiance HDR, GIF
   (first frame), PSD (composite). Written (by extension, or --format): .png .jpg .webp .tif .bmp
