@@ -53,7 +53,9 @@ Devices:
 
 Batches (gpublur IN... -o DIR):
   Inputs are files and directories (their images; --recursive: below them too) and the paths
-  --from-list names. A file goes to DIR/its name; a directory's images to DIR/their path below it.
+  --from-list names. A file goes to DIR/its name; a directory's images to DIR/their path below it,
+  as listed: a symbolic link found there is read through and its output named by the link (-P
+  skips such links), so every output lies inside DIR. DIR itself is never listed as an input.
   Each output keeps its input's format unless --format says otherwise. Two inputs that would
   write one output, or an output that would replace its input, stop the command before it starts.
   One process decodes and encodes on every core, blurs on the GPU (images of one shape stacked
@@ -61,6 +63,12 @@ Batches (gpublur IN... -o DIR):
   reported on one line and the rest goes on. A progress line shows on a terminal (not with
   --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
   Ctrl-C or SIGTERM stops it cleanly: finished files are whole, no temporary file is left.
+
+Outputs:
+  A regular file is replaced atomically (a temporary beside it, renamed); a symbolic link is
+  written through (its target replaced so, the link kept); a character device (/dev/null) or FIFO
+  is written into; block devices and sockets are refused. An output that is its own input is
+  refused (exit 2).
 
 Formats:
   Read (by content, not name): PNG, JPEG, WebP, TIFF, BMP, TGA, PNM/PAM, Radiance HDR, GIF
@@ -148,6 +156,7 @@ struct Given {
   std::optional<std::size_t> shard_count;
   std::string subsampling;
   std::optional<std::uint64_t> max_pixels;
+  bool no_follow_links = false;
 };
 
 // What to blur and how: images, kernel size, borders.
@@ -205,6 +214,9 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
                  "path below the directory");
   app.add_flag("-r,--recursive", r.batch.recursive,
                "Directories: their subdirectories' images too");
+  app.add_flag("-P,--no-follow-links", g.no_follow_links,
+               "Skip symbolic links found in directories, saying so on a line each (default: "
+               "read through them, the output named by the link; files named are always read)");
   app.add_option("--from-list", r.batch.from_list,
                  "Also blur the files FILE lists, one path a line ('-': read the list from stdin)");
   app.add_option("--format", g.format,
@@ -440,6 +452,7 @@ Request validated(Request r, const Given& g) {
     }
   }
   r.devices = devices_of(g.devices);
+  r.batch.follow_links = !g.no_follow_links;
   if (g.shard_count && g.shard != "auto") throw UsageError("--shard-count goes with --shard auto");
   if (g.shard == "auto") {
     r.shard = shard_from_environment(process_environment(), g.shard_count);

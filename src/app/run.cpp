@@ -160,11 +160,14 @@ std::string kernel_json(const Request& r, const FileResult& file, KernelLibrary&
 Plan plan_of(const Request& r) {
   if (r.single) {
     if (r.output != "-") check_writable_destination(r.output);
-    return Plan{{single_job(r.input, r.output, r.format)}, 0};
+    Plan plan;
+    plan.jobs.push_back(single_job(r.input, r.output, r.format));
+    return plan;
   }
   Plan plan = plan_batch(r.batch);
   if (plan.jobs.empty())
     throw UsageError("no images to blur: the inputs hold no image files gpublur reads");
+  make_output_directory(r.batch.output_dir);  // once, not a failure per file
   // Collisions were checked over the whole batch, so every part agrees on every output.
   plan.total = plan.jobs.size();
   if (r.shard) plan.jobs = shard(plan.jobs, r.shard->index, r.shard->count);
@@ -182,6 +185,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
                      std::to_string(plan.total) + " files",
                  false, true);
   }
+  for (const PlanNote& note : plan.notes) reporter.say(note.text, false, note.verbose);
   if (plan.ignored) {
     reporter.say(std::to_string(plan.ignored) +
                      " files in the directories given are not images gpublur reads; passed over",

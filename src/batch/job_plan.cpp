@@ -1,7 +1,11 @@
 // job_plan.cpp — listing inputs and naming outputs.
 #include "batch/job_plan.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,40 +20,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool hidden(const fs::path& name) { return !name.empty() && name.string()[0] == '.'; }
-
-// The image files below `dir` (relative paths, sorted), and how many other files were passed over.
-std::vector<fs::path> images_in(const fs::path& dir, bool recursive, std::size_t& ignored) {
-  std::vector<fs::path> found;
-  std::error_code error;
-  const auto take = [&](const fs::directory_entry& entry) {
-    std::error_code e;
-    if (!entry.is_regular_file(e)) return;  // links to files count; directories, devices do not
-    if (format_for_path(entry.path().filename().string())) {
-      found.push_back(fs::relative(entry.path(), dir, e));
-    } else {
-      ++ignored;
-    }
-  };
-  const auto options = fs::directory_options::skip_permission_denied;
-  if (recursive) {
-    fs::recursive_directory_iterator it(dir, options, error), end;
-    for (; !error && it != end; it.increment(error)) {
-      if (hidden(it->path().filename())) {
-        if (it->is_directory(error)) it.disable_recursion_pending();
-        continue;
-      }
-      take(*it);
-    }
-  } else {
-    for (fs::directory_iterator it(dir, options, error), end; !error && it != end;
-         it.increment(error)) {
-      if (!hidden(it->path().filename())) take(*it);
-    }
-  }
-  if (error) throw UsageError("cannot list '" + printable(dir.string()) + "': " + error.message());
-  std::sort(found.begin(), found.end());
-  return found;
+// Whether writing `output` would overwrite the regular file `input`: the same file by device and
+// inode, however either is spelled (./a.png, a hard link, a link written through to it).
+bool replaces_input(const fs::path& input, const fs::path& output) {
+  std::error_code e;
+  return fs::is_regular_file(input, e) && fs::equivalent(input, output, e);
 }
 
 std::vector<std::string> read_list(const std::string& list) {
@@ -74,11 +49,33 @@ fs::path output_name(const fs::path& name, const std::optional<ImageFormat>& for
   return renamed.replace_extension(std::string(default_extension(*format)));
 }
 
+// Every output lies inside the output directory: its name below it is relative, made of names.
+void check_inside(const fs::path& relative_output) {
+  const bool inside =
+      !relative_output.empty() && relative_output.is_relative() &&
+      std::none_of(relative_output.begin(), relative_output.end(), [](const fs::path& part) {
+        return part == ".." || part == "." || part.empty();
+      });
+  if (!inside) {
+    throw InternalError("output name '" + printable(relative_output.string()) +
+                        "' does not lie inside the output directory");
+  }
+}
+
+// -v's line on links read through.
+PlanNote links_note(std::size_t followed) {
+  return PlanNote{std::to_string(followed) + " symbolic link" + (followed == 1 ? "" : "s") +
+                      " followed: read through, outputs named by the link (--no-follow-links "
+                      "skips them)",
+                  true};
+}
+
 class Planner {
  public:
   explicit Planner(const BatchInputs& inputs) : inputs_(inputs) {}
 
   void add(const fs::path& input, const fs::path& relative_output) {
+    check_inside(relative_output);
     const std::string in = input.string();
     if (in == "-")
       throw UsageError("'-' (standard input) is for the single-image form: gpublur - out.png");
@@ -98,12 +95,27 @@ class Planner {
                        "' would both be written to '" + printable(output.string()) +
                        "'; rename one, or blur them into different -o directories");
     }
-    std::error_code e;
-    if (fs::equivalent(input, output, e)) {
+    if (replaces_input(input, output)) {
       throw UsageError("'" + printable(output.string()) +
                        "' would replace its input; choose another -o directory");
     }
+    std::error_code e;
     Job job{in, output.string(), *format, fs::exists(output, e)};
+    plan_.jobs.push_back(std::move(job));
+  }
+
+  // A file named by an argument or a list entry: planned, or, where it cannot be read (missing,
+  // a directory: nothing to name an output by), a job that fails alone.
+  void add_named(const std::string& name) {
+    struct stat info {};
+    if (name == "-" || (::stat(name.c_str(), &info) == 0 && !S_ISDIR(info.st_mode))) {
+      add(name, fs::path(name).filename());
+      return;
+    }
+    const std::string why = S_ISDIR(info.st_mode) ? "is a directory" : std::strerror(errno);
+    Job job;
+    job.input = name;
+    job.error = "cannot read '" + printable(name) + "': " + why;
     plan_.jobs.push_back(std::move(job));
   }
 
@@ -134,26 +146,35 @@ Job single_job(const std::string& input, const std::string& output,
     throw UsageError("cannot write '" + printable(output) + "': unknown extension; use " +
                      writable_extensions() + (format ? "" : ", or give --format"));
   }
+  if (input != "-" && output != "-" && replaces_input(input, output)) {
+    throw UsageError("'" + printable(output) + "' would replace its input '" + printable(input) +
+                     "'; write the blur to another file");
+  }
   return Job{input, output, *f, false};
 }
 
 Plan plan_batch(const BatchInputs& inputs) {
   Planner planner(inputs);
+  Plan& plan = planner.plan();
+  const WalkOptions walk{inputs.recursive, inputs.follow_links, file_id(inputs.output_dir)};
+  std::size_t links_followed = 0;
   std::error_code e;
   for (const std::string& arg : inputs.paths) {
     const fs::path path(arg);
     if (fs::is_directory(path, e)) {
-      for (const fs::path& relative : images_in(path, inputs.recursive, planner.plan().ignored)) {
-        planner.add(path / relative, relative);
-      }
+      Listing listing = list_images(path, walk);
+      for (const fs::path& relative : listing.images) planner.add(path / relative, relative);
+      plan.ignored += listing.ignored;
+      links_followed += listing.links_followed;
+      for (PlanNote& note : listing.notes) plan.notes.push_back(std::move(note));
     } else {
-      planner.add(path, path.filename());
+      planner.add_named(arg);
     }
   }
   if (inputs.from_list) {
-    for (const std::string& line : read_list(*inputs.from_list))
-      planner.add(line, fs::path(line).filename());
+    for (const std::string& line : read_list(*inputs.from_list)) planner.add_named(line);
   }
+  if (links_followed) plan.notes.push_back(links_note(links_followed));
   return planner.finish();
 }
 

@@ -172,6 +172,7 @@ DecodedImage decode_on_cpu(const std::vector<std::uint8_t>& bytes, FileResult& r
 void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget,
                       JpegRoute& route) {
   FileResult& r = item.result;
+  if (!r.job.error.empty()) throw IoError(r.job.error);  // found unreadable when planned
   budget.wait_for_room();
   const auto start = Clock::now();
   std::vector<std::uint8_t> bytes = read_file(r.job.input);

@@ -71,8 +71,8 @@ std::string FileKernelStore::store(const std::string& key, const std::vector<std
   entry.insert(entry.end(), digest.begin(), digest.end());
   entry.insert(entry.end(), bytes.begin(), bytes.end());
   try {
-    write_file_atomically(path_for(key), entry,
-                          Durability::kRenamed);  // a cache: a lost entry is a miss
+    replace_file_atomically(path_for(key), entry,
+                            Durability::kRenamed);  // a cache: a lost entry is a miss
   } catch (const IoError& e) {
     return e.what();
   }

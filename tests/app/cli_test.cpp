@@ -170,6 +170,10 @@ TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
   CHECK(r.skip_existing);
   CHECK(r.fsync);
   CHECK_FALSE(request({"a.png", "-o", "out", "--sigma", "2"}).fsync);
+  CHECK(r.batch.follow_links);
+  CHECK_FALSE(request({"dir", "-o", "out", "-P", "--sigma", "2"}).batch.follow_links);
+  CHECK_FALSE(
+      request({"dir", "-o", "out", "--no-follow-links", "--sigma", "2"}).batch.follow_links);
   CHECK(r.threads == 3);
   CHECK(r.devices == std::vector<int>{0, 0, 1});
   CHECK(r.limits.max_pixels == 1000);

@@ -81,6 +81,16 @@ while read -r input; do
 done < <(find "$work/in" -type f ! -path "*/broken/*" ! -name "*.txt" | sort)
 check '[ "$same" -eq 300 ]' "batch outputs identical to single-file runs: $same of 300"
 
+# Under umask 027 no output is more open than 0640, and no directory than 0750, run after run
+# (the umask was read by setting it, which raced the batch's threads: tens of 400 files, and the
+# directories made after them, came out with no umask at all).
+for run in 1 2 3 4 5; do
+  (umask 027 && "$bin" "$work/in" -o "$work/umask$run" --recursive --sigma 1 --threads 16 -q 2>/dev/null)
+done
+loose=$(find "$work"/umask? \( -type f ! -perm 0640 \) -o \( -type d ! -perm 0750 \) | wc -l)
+check '[ "$loose" -eq 0 ] && [ "$(find "$work"/umask? -type f | wc -l)" -eq 1500 ]' "umask 027: $loose outputs or directories more open"
+rm -rf "$work"/umask?
+
 # --fsync flushes each output before its rename: the same bytes.
 "$bin" "$work/in/a" -o "$work/flushed" --sigma 1.5 --fsync -q 2>/dev/null
 check 'diff -r "$work/flushed" "$work/out/a" >/dev/null' "--fsync writes the same outputs"
@@ -95,11 +105,59 @@ check '[ "$?" -eq 2 ] && grep -q "would replace its input" "$work/err"' "output 
 "$bin" "$work/in/a" -o "$work/g" --format gif --sigma 1 2>"$work/err"
 check '[ "$?" -eq 2 ]' "--format gif refused"
 
+# Links inside an input directory: read through, each output named by the link's own path and
+# inside -o, the file a link leads to never written (photos/deep/link.png -> ../../assets/logo.png
+# was written over assets/logo.png); a link back up is not followed round. -P skips links, a line
+# each.
+mkdir -p "$work/links/photos/deep" "$work/links/assets"
+cp "$work/in/a/img000.png" "$work/links/assets/logo.png"
+cp "$work/in/a/img001.png" "$work/links/photos/a.png"
+ln -s ../../assets/logo.png "$work/links/photos/deep/link.png"
+ln -s a.png "$work/links/photos/same.png"
+ln -s .. "$work/links/photos/deep/up"
+logo=$(md5sum <"$work/links/assets/logo.png")
+"$bin" "$work/links/photos" -r -o "$work/links/out" --sigma 1 -v 2>"$work/err"
+code=$?
+check '[ "$code" -eq 0 ]' "links: exit $code: $(tail -2 "$work/err")"
+check '[ "$(md5sum <"$work/links/assets/logo.png")" = "$logo" ]' "a link's target was overwritten"
+check '[ "$(cd "$work/links/out" 2>/dev/null && find . -type f | sort | tr "\n" " ")" = "./a.png ./deep/link.png ./same.png " ]' "outputs named by the links, inside -o: $(cd "$work/links" && find . -type f -newer "$work/err")"
+check 'cmp -s "$work/links/out/same.png" "$work/links/out/a.png"' "a link to a file gives that file's blur"
+check 'grep -q "a link to a directory above it" "$work/err"' "a loop said"
+check 'grep -q "2 symbolic links followed" "$work/err"' "links followed said with -v"
+"$bin" "$work/links/photos" -r -o "$work/links/skipped" --sigma 1 -P 2>"$work/err"
+check '[ "$?" -eq 0 ] && [ "$(find "$work/links/skipped" -type f)" = "$work/links/skipped/a.png" ]' "-P: a.png only"
+check '[ "$(grep -c "a symbolic link (--no-follow-links)" "$work/err")" -eq 3 ]' "-P: a line per link: $(cat "$work/err")"
+
+# -o inside a recursive input, resumed as documented: the output tree is never an input (each run
+# blurred the last one's outputs again, one level deeper).
+mkdir -p "$work/nest/photos/sub"
+cp "$work/in/a/img000.png" "$work/nest/photos/a.png"
+cp "$work/in/a/img001.png" "$work/nest/photos/sub/b.png"
+for run in 1 2 3; do
+  "$bin" "$work/nest/photos" -r -o "$work/nest/photos/blurred" --skip-existing --sigma 1 -v 2>"$work/err"
+done
+check '[ "$(find "$work/nest/photos/blurred" -type f | wc -l)" -eq 2 ] && [ ! -e "$work/nest/photos/blurred/blurred" ]' "the output tree was blurred again: $(find "$work/nest/photos/blurred" -type f)"
+check 'grep -q "it is the output directory" "$work/err"' "the output directory passed over, said with -v"
+
+# An -o that cannot be made: one line and exit 1 before any work (it was a line per file).
+printf 'x' >"$work/not-a-dir"
+"$bin" "$work/in/a" -o "$work/not-a-dir/out" --sigma 1 2>"$work/err"
+code=$?
+check '[ "$code" -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "cannot create the output directory" "$work/err"' "-o that cannot be made: exit $code, $(wc -l <"$work/err") lines: $(head -3 "$work/err")"
+
 # --format converts; --from-list reads paths (here from stdin).
 printf '%s\n' "$work/in/a/img000.png" "$work/in/b/img001.jpg" |
   "$bin" --from-list - -o "$work/webp" --format webp --sigma 1 -q 2>/dev/null
 check '[ -f "$work/webp/img000.webp" ] && [ -f "$work/webp/img001.webp" ]' "--from-list with --format webp"
 check '[ "$(head -c 4 "$work/webp/img000.webp")" = "RIFF" ]' "WebP written"
+
+# --from-list entries that cannot be read (a line of spaces, a directory, a missing file) fail
+# alone, a "cannot read" line each, and the rest is blurred (they stopped the batch, exit 2).
+printf '%s\n' "   " "$work/in/a" "$work/in/missing" "$work/in/a/img000.png" >"$work/badlist"
+"$bin" --from-list "$work/badlist" -o "$work/listed" --sigma 1 2>"$work/err"
+code=$?
+check '[ "$code" -eq 1 ] && [ "$(grep -c "^gpublur: error: cannot read" "$work/err")" -eq 3 ]' "bad list entries: exit $code: $(cat "$work/err")"
+check '[ "$(find "$work/listed" -type f)" = "$work/listed/img000.png" ]' "the readable list entry blurred"
 
 # Pipes: stdin to stdout gives the bytes of the file-to-file run.
 "$bin" - - --format png --sigma 1.5 <"$work/in/a/img003.png" >"$work/piped.png" 2>/dev/null

@@ -172,6 +172,50 @@ if command -v python3 >/dev/null; then
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/stdout" && pass || fail "--json is not valid JSON"
 fi
 
+# Outputs that are not regular files (atomic_file.hpp): a symbolic link is written through (the
+# link kept, its target replaced whole), a FIFO and a character device are written into, not
+# replaced by a file, and a replaced file's setuid bit is not copied. Every device and link is
+# made here: a regression must never replace the machine's own /dev/null or /dev/stdout.
+"$bin" "$samples/edges.png" "$work/ref.png" --size 7 --device cpu 2>/dev/null
+mkdir -p "$work/real"
+printf 'old' >"$work/real/target.png"
+ln -s real/target.png "$work/link.png"
+expect 0 "output through a link" -- "$samples/edges.png" "$work/link.png" --size 7
+[ -L "$work/link.png" ] && cmp -s "$work/real/target.png" "$work/ref.png" && pass || fail "an output link was replaced, or its target not written"
+ln -s real/dump.cu "$work/dump-link.cu"
+expect 0 "--dump-source through a link" -- --size 7 --dump-source "$work/dump-link.cu"
+[ -L "$work/dump-link.cu" ] && grep -q "GB_" "$work/real/dump.cu" && pass || fail "--dump-source replaced its link"
+mkfifo "$work/fifo.png"
+timeout 20 cat "$work/fifo.png" >"$work/from-fifo.png" &
+reader=$!
+expect 0 "output to a FIFO" -- "$samples/edges.png" "$work/fifo.png" --size 7
+wait "$reader"
+[ -p "$work/fifo.png" ] && cmp -s "$work/from-fifo.png" "$work/ref.png" && pass || fail "a FIFO output was replaced, or its reader got other bytes"
+ln -s /proc/self/fd/1 "$work/stdout-link.png"  # what /dev/stdout is
+"$bin" "$samples/edges.png" "$work/stdout-link.png" --size 7 2>/dev/null | cat >"$work/via-pipe.png"
+cmp -s "$work/via-pipe.png" "$work/ref.png" && [ -L "$work/stdout-link.png" ] && pass || fail "output through a link to a pipe"
+"$bin" "$samples/edges.png" "$work/stdout-link.png" --size 7 2>/dev/null >"$work/via-redirect.png"
+cmp -s "$work/via-redirect.png" "$work/ref.png" && [ -L "$work/stdout-link.png" ] && pass || fail "output through a link to a redirected file"
+if mknod "$work/null.png" c 1 3 2>/dev/null; then  # root only
+  expect 0 "output to a character device" -- "$samples/edges.png" "$work/null.png" --size 7
+  [ -c "$work/null.png" ] && pass || fail "a character device output was replaced by a file"
+fi
+printf 'old' >"$work/setuid.png"
+chmod 4755 "$work/setuid.png"
+expect 0 "replacing a setuid file" -- "$samples/edges.png" "$work/setuid.png" --size 7
+[ "$(stat -c %a "$work/setuid.png")" = 755 ] && pass || fail "setuid bit copied: $(stat -c %a "$work/setuid.png")"
+
+# The single form refuses to overwrite its input, however the output is spelled: a usage error,
+# as in a batch (the output went over the input, silently).
+cp "$samples/edges.png" "$work/self.png"
+expect 2 "output is the input" -- "$work/self.png" "$work/self.png" --size 7
+contains "$work/stderr" "would replace its input" "output is the input"
+(program=$(realpath "$bin") && cd "$work" && "$program" self.png ./self.png --size 7 >/dev/null 2>&1)
+[ "$?" -eq 2 ] && pass || fail "./self.png over self.png not refused"
+ln "$work/self.png" "$work/self-hard.png"
+expect 2 "output a hard link of the input" -- "$work/self.png" "$work/self-hard.png" --size 7
+cmp -s "$work/self.png" "$samples/edges.png" && pass || fail "the input was overwritten"
+
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
 head -c 2000 "$samples/detail.png" >"$work/truncated.png"
