@@ -60,7 +60,8 @@ Batches (gpublur IN... -o DIR):
   into one launch) and writes each output atomically: a file that cannot be read or written is
   reported on one line and the rest goes on. A progress line shows on a terminal (not with
   --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
-  Ctrl-C or SIGTERM stops it cleanly: finished files are whole, no temporary file is left.
+  Ctrl-C or SIGTERM stops it at once, cleanly (a read waiting on a pipe or FIFO gives up):
+  finished files are whole, no temporary file is left.
 
 Formats:
   Read (by content, not name): PNG, JPEG, WebP, TIFF, BMP, TGA, PNM/PAM, Radiance HDR, GIF
@@ -79,7 +80,8 @@ Limits:
 
 Exit codes:
   0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),
-  2 usage error, 130 or 143 stopped by SIGINT or SIGTERM.
+  2 usage error, 130, 143 or 129 stopped by SIGINT, SIGTERM or SIGHUP (one signal stops a
+  single image too, even one waiting on its input).
 
 Examples:
   gpublur in.png out.png --size 7 --sigma 1.5

@@ -16,6 +16,7 @@
 #include "png_decode.hpp"
 #include "pnm_codec.hpp"
 #include "psd_decode.hpp"
+#include "stop_signals.hpp"
 #include "tga_codec.hpp"
 #include "tiff_codec.hpp"
 #include "webp_codec.hpp"
@@ -50,8 +51,9 @@ std::vector<std::uint8_t> read_all(int fd, const std::string& path, std::uint64_
       if (bytes.size() >= kMaxFileBytes) cannot_read(path, "larger than 4 GiB");
       bytes.resize(std::max<std::size_t>(bytes.size() * 2, 1 << 16));
     }
+    wait_readable(fd);  // a pipe or FIFO may wait for ever: a stop signal ends the wait
     const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n < 0) cannot_read(path, std::strerror(errno));
     if (n == 0) break;
     done += static_cast<std::size_t>(n);
@@ -99,7 +101,8 @@ std::string printable(const std::string& text) {
 
 std::vector<std::uint8_t> read_file(const std::string& path) {
   if (path == "-") return read_all(STDIN_FILENO, "standard input", 0);
-  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would wait for a writer, where no stop signal could end the wait.
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (raw < 0) cannot_read(path, std::strerror(errno));
   const Fd fd(raw);
   struct stat info {};

@@ -89,6 +89,8 @@ void stage(Item& item, F&& work) {
   }
   try {
     work();
+  } catch (const Stopped&) {  // a read that gave up: the file is undone, not failed
+    item.result.status = FileResult::Status::kInterrupted;
   } catch (const Error& e) {
     item.result.status = FileResult::Status::kFailed;
     item.result.error = printable(e.what());

@@ -88,6 +88,43 @@ expect 0 "--no-detach" -- "$samples/edges.png" "$work/waited.png" --size 7 --sig
 cmp -s "$work/waited.png" "$work/cpu.png" && pass || fail "--no-detach output differs"
 if grep -qF "goes on to release" "$work/stderr"; then fail "--no-detach detached"; else pass; fi
 
+# One SIGTERM ends a run that waits on its input at once (as `timeout`, systemd and Kubernetes
+# send one, then SIGKILL): a pipe whose writer stays silent (`sleep 30 | gpublur - ...`), a FIFO
+# no one opens for writing. Exit 143, no output, no temporary. Three tries each, the signal half
+# a second in; 5 s allowed for a slow machine (before, the run waited as long as the writer).
+stopped_promptly() {  # DESCRIPTION ARGS... (stdin is the test's)
+  local what=$1
+  shift
+  local try start pid code elapsed
+  for try in 1 2 3; do
+    start=$(date +%s%N)
+    "$bin" "$@" 0<&0 2>"$work/stderr" &  # (not /dev/null, as for a command put in the background)
+    pid=$!
+    sleep 0.5
+    kill -TERM "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    elapsed=$((($(date +%s%N) - start) / 1000000))
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL "$pid"
+      fail "$what: still running ${elapsed} ms after SIGTERM (try $try)"
+    fi
+    wait "$pid"
+    code=$?
+    [ "$code" -eq 143 ] && pass || fail "$what: exit $code after SIGTERM, expected 143 (try $try): $(cat "$work/stderr")"
+    [ ! -e "$work/stopped.png" ] && [ -z "$(find "$work" -name '.*gpublur-*')" ] && pass || fail "$what: left a file"
+  done
+}
+mkfifo "$work/silent" "$work/unopened"
+sleep 30 >"$work/silent" &
+writer=$!
+stopped_promptly "silent pipe on stdin" - "$work/stopped.png" --format png --size 3 <"$work/silent"
+stopped_promptly "silent pipe, --no-detach" - "$work/stopped.png" --format png --size 3 --no-detach <"$work/silent"
+kill "$writer"
+wait "$writer" 2>/dev/null
+stopped_promptly "FIFO with no writer" "$work/unopened" "$work/stopped.png" --size 3
+stopped_promptly "FIFO with no writer, a batch" "$work/unopened" -o "$work/stopped" --format png --size 3
+[ ! -e "$work/stopped" ] || [ -z "$(ls -A "$work/stopped")" ] && pass || fail "a stopped batch wrote"
+
 # 16-bit PNG in, 16-bit PNG out; to another format the image is converted to 8 bits, which
 # --verbose reports.
 expect 0 "16-bit PNG" -- "$samples/gradient16.png" "$work/g16.png" --size 7 --sigma 1.5
