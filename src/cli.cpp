@@ -15,6 +15,7 @@
 #include "image_format.hpp"
 #include "job_plan.hpp"
 #include "shard.hpp"
+#include "standard_output.hpp"
 #include "version.hpp"
 #include "weights.hpp"
 
@@ -81,7 +82,9 @@ Limits:
 Exit codes:
   0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),
   2 usage error, 130, 143 or 129 stopped by SIGINT, SIGTERM or SIGHUP (one signal stops a
-  single image too, even one waiting on its input).
+  single image too, even one waiting on its input), 141 standard output closed by its reader
+  (gpublur ... --json | head); a write to standard output that fails otherwise (a full disk) is
+  a runtime error, 1. Either stops a batch there, cleanly.
 
 Examples:
   gpublur in.png out.png --size 7 --sigma 1.5
@@ -262,7 +265,8 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
   app.add_flag(
       "--json", r.json,
       "One image: parameters, device, image facts and timings as one JSON object on stdout. "
-      "A batch: a JSON line per file (path, status, bytes, stage times) and a summary line");
+      "A batch: a JSON line per file as it ends (path, status, bytes, stage times) and a summary "
+      "line");
   app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
 }
 
@@ -477,7 +481,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    out << app.help();
+    write_checked(out, app.help());
     return {std::nullopt, kExitOk};
   } catch (const CLI::ParseError& e) {
     err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";

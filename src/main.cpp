@@ -1,5 +1,7 @@
 // main.cpp — parse, run (in a worker process when a GPU may be used), and turn exceptions into
 // "gpublur: error: ..." and an exit code.
+#include <signal.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -36,6 +38,9 @@ int reporting_errors(F&& f) {
 
 int main(int argc, char** argv) {
   using namespace gpublur;
+  // A reader of standard output that goes away (`gpublur ... --json | head`) must not end the
+  // process silently, mid-batch: the write fails with EPIPE instead, said once (standard_output).
+  ::signal(SIGPIPE, SIG_IGN);
   std::optional<ParseResult> parsed;
   if (const int code = reporting_errors([&] {
         parsed = parse_command_line(argc, argv, std::cout, std::cerr);

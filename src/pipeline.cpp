@@ -21,6 +21,7 @@
 #include "jpeg_markers.hpp"
 #include "jpeg_route.hpp"
 #include "prepared_image.hpp"
+#include "standard_output.hpp"
 #include "stop_signals.hpp"
 
 namespace gpublur {
@@ -241,10 +242,7 @@ std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeO
 void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
                   Durability durability) {
   if (path == "-") {
-    std::cout.write(reinterpret_cast<const char*>(bytes.data()),
-                    static_cast<std::streamsize>(bytes.size()));
-    std::cout.flush();
-    if (!std::cout) throw IoError("cannot write to standard output");
+    write_checked(std::cout, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
     return;
   }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();

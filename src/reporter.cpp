@@ -9,6 +9,8 @@
 
 #include "image_decode.hpp"
 #include "run_report.hpp"
+#include "standard_output.hpp"
+#include "stop_signals.hpp"
 #include "version.hpp"
 
 namespace gpublur {
@@ -136,10 +138,22 @@ void Reporter::file_done(const FileResult& r) {
   if (single_run_) {
     single_ = r;
   } else if (request_.json) {
-    out_ << file_json(r) << "\n";
+    emit_locked(file_json(r) + "\n");
   }
   err_.flush();
   if (progress_) progress_locked(false);
+}
+
+// Standard output's first failure ends the run's reporting there: the run stops, and says why
+// once, at its end (run.cpp), with its exit code.
+void Reporter::emit_locked(const std::string& text) {
+  if (output_error_) return;
+  try {
+    write_checked(out_, text);
+  } catch (const StdoutError& e) {
+    output_error_ = e;
+    request_stop();
+  }
 }
 
 void Reporter::progress_locked(bool final) {
@@ -232,7 +246,22 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
                     ", \"driver\": " + json_string(driver_version_string(g.driver_version)) + "}");
   }
   if (!kernel_json.empty()) report.fact("kernel", kernel_json);
-  out_ << report.to_json() << "\n";
+  emit_locked(report.to_json() + "\n");
+}
+
+std::string Reporter::summary_json(const std::vector<GpuWorkerStats>& gpus,
+                                   const std::string& device, double seconds, double rate) const {
+  const RunTotals& t = totals_;
+  std::string s = "{\"summary\": {\"files\": " + std::to_string(total_);
+  s += ", \"done\": " + std::to_string(t.done) + ", \"failed\": " + std::to_string(t.failed);
+  s += ", \"skipped\": " + std::to_string(t.skipped);
+  s += ", \"interrupted\": " + std::to_string(t.interrupted);
+  s += ", \"seconds\": " + number(seconds) + ", \"images_per_second\": " + number(rate, 2);
+  s += ", \"bytes_in\": " + std::to_string(t.bytes_in);
+  s += ", \"bytes_out\": " + std::to_string(t.bytes_out);
+  s += ", \"device\": " + json_string(device) + ", \"gpus\": " + gpus_json(gpus);
+  s += shard_json(request_) + ", " + parameters_json();
+  return s + ", \"gpublur\": " + json_string(kVersion) + "}}\n";
 }
 
 void Reporter::finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device) {
@@ -257,16 +286,9 @@ void Reporter::finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::
     err_ << "\n";
   }
   if (request_.json) {
-    out_ << "{\"summary\": {\"files\": " << total_ << ", \"done\": " << totals_.done
-         << ", \"failed\": " << totals_.failed << ", \"skipped\": " << totals_.skipped
-         << ", \"interrupted\": " << totals_.interrupted << ", \"seconds\": " << number(seconds)
-         << ", \"images_per_second\": " << number(rate, 2) << ", \"bytes_in\": " << totals_.bytes_in
-         << ", \"bytes_out\": " << totals_.bytes_out << ", \"device\": " << json_string(device)
-         << ", \"gpus\": " << gpus_json(gpus) << shard_json(request_) << ", " << parameters_json()
-         << ", \"gpublur\": " << json_string(kVersion) << "}}\n";
+    emit_locked(summary_json(gpus, device, seconds, rate));
   }
   err_.flush();
-  out_.flush();
 }
 
 }  // namespace gpublur

@@ -1,18 +1,20 @@
 // reporter.hpp — what a run tells its user, as files complete. Every failure: one line on stderr
 // ("gpublur: error: <what>: <why>"), whatever else is asked. A batch: a progress line on a
 // terminal (done/total, images/s, time left; not with --quiet or when stderr is not a terminal),
-// --json's one line per file on stdout, and a summary at the end. A single image: --timings'
-// table and --json's object, as they always were. Thread-safe: messages from any thread (compiles,
-// the CPU taking over) are printed whole, between progress updates.
+// --json's one line per file on stdout (each flushed as its file ends), and a summary at the end. A
+// single image: --timings' table and --json's object, as they always were. Thread-safe: messages
+// from any thread (compiles, the CPU taking over) are printed whole, between progress updates.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "errors.hpp"
 #include "file_result.hpp"
 #include "gpu_pool.hpp"
 #include "request.hpp"
@@ -43,13 +45,19 @@ class Reporter final : public FileObserver {
               const std::string& kernel_json);
 
   const RunTotals& totals() const { return totals_; }
+  /// Why standard output could not be written, if it could not (after finish). The first such
+  /// failure asks the run to stop (request_stop): nothing more could be reported.
+  const std::optional<StdoutError>& output_error() const { return output_error_; }
   /// The one file of a single-image run (after finish).
   const FileResult& single_result() const { return single_; }
 
  private:
   void progress_locked(bool final);
+  void emit_locked(const std::string& text);
   std::string file_json(const FileResult& r) const;
   std::string parameters_json() const;
+  std::string summary_json(const std::vector<GpuWorkerStats>& gpus, const std::string& device,
+                           double seconds, double rate) const;
   void finish_single(const std::vector<GpuWorkerStats>& gpus, const std::string& kernel_json);
   void finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device);
 
@@ -64,6 +72,7 @@ class Reporter final : public FileObserver {
   RunTotals totals_;
   FileResult single_;
   bool progress_shown_ = false;
+  std::optional<StdoutError> output_error_;
   std::chrono::steady_clock::time_point last_progress_{};
 };
 

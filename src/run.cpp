@@ -17,13 +17,14 @@
 #include "prepared_image.hpp"
 #include "reporter.hpp"
 #include "run_report.hpp"
+#include "standard_output.hpp"
 #include "stop_signals.hpp"
 #include "version.hpp"
 
 namespace gpublur {
 namespace {
 
-int print_version(std::ostream& out) {
+void print_version(std::ostream& out) {
   out << "gpublur " << kVersion << "\n";
   try {
     const NvrtcVersion v = nvrtc_version();
@@ -45,14 +46,12 @@ int print_version(std::ostream& out) {
     out << "GPU " << gpu.ordinal << ": " << gpu.name << ", compute capability "
         << gpu.arch.capability() << ", " << gpu.memory_bytes / (1024 * 1024) << " MiB\n";
   }
-  return kExitOk;
 }
 
 void write_text(const std::string& path, const std::string& text, std::ostream& out) {
   if (path == "-") {
-    out << text;
-    if (!text.empty() && text.back() != '\n') out << '\n';
-    out.flush();
+    write_checked(out, text);
+    if (!text.empty() && text.back() != '\n') write_checked(out, "\n");
     return;
   }
   write_file_atomically(path, std::vector<std::uint8_t>(text.begin(), text.end()),
@@ -224,6 +223,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
     kernel = kernel_json(r, file, kernels);
   }
   reporter.finish(stats, used, kernel);
+  if (const std::optional<StdoutError>& e = reporter.output_error()) throw *e;
   if (const int signal_number = stop_signal()) return 128 + signal_number;
   const RunTotals& totals = reporter.totals();
   if (totals.failed == 0) return kExitOk;
@@ -246,7 +246,9 @@ bool one_work_queue_suffices(const Request& r) {
 int run(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {
   switch (r.action) {
     case Request::Action::kVersion:
-      return print_version(out);
+      print_version(out);
+      flush_checked(out);
+      return kExitOk;
     case Request::Action::kCompile:
       return compile_only(r, out, err);
     case Request::Action::kBlur:

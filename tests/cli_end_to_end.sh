@@ -209,6 +209,47 @@ if command -v python3 >/dev/null; then
   python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$work/stdout" && pass || fail "--json is not valid JSON"
 fi
 
+# Standard output that cannot be written (a reader gone: EPIPE; a full disk: /dev/full) is one
+# error line with its reason and code (141 for a closed pipe, else 1), never a silent exit 0 or
+# a death by SIGPIPE; a batch stops there, leaving no temporary.
+mkdir -p "$work/many"
+for i in $(seq 1 40); do cp "$samples/edges.png" "$work/many/e$i.png"; done
+closed_pipe() {  # ARGS...: runs gpublur with stdout a pipe whose reader has already gone
+  python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' "$bin" "$@"
+}
+stdout_failure() {  # CODE REASON DESCRIPTION (after a run that wrote stderr to $work/stderr)
+  [ "$got" -eq "$1" ] && pass || fail "$3: exit $got, expected $1: $(cat "$work/stderr")"
+  contains "$work/stderr" "gpublur: error: cannot write to standard output: $2" "$3"
+  [ "$(grep -c 'cannot write to standard output' "$work/stderr")" -eq 1 ] && pass || fail "$3: said more than once"
+  [ -z "$(find "$work" -name '.*gpublur-*')" ] && pass || fail "$3: left a temporary file"
+}
+if command -v python3 >/dev/null; then
+  closed_pipe "$work/many" -o "$work/piped-batch" --size 3 --json 2>"$work/stderr"
+  got=$?
+  stdout_failure 141 "Broken pipe" "batch --json to a closed pipe"
+  blurred=$(sed -n 's/^gpublur: \([0-9]*\) blurred.*/\1/p' "$work/stderr")
+  [ -n "$blurred" ] && [ "$blurred" -lt 40 ] && pass || fail "batch to a closed pipe went on: ${blurred:-?} of 40 blurred"
+  closed_pipe "$samples/edges.png" "$work/piped.png" --size 3 --json 2>"$work/stderr"
+  got=$?
+  stdout_failure 141 "Broken pipe" "--json to a closed pipe"
+fi
+"$bin" "$samples/edges.png" - --format png --png-level 0 --size 3 2>"$work/stderr" | head -c 10 >/dev/null
+got=${PIPESTATUS[0]}  # 160 KB: more than the pipe holds once head has gone
+stdout_failure 141 "Broken pipe" "an image to '| head -c 10'"
+"$bin" "$work/many" -o "$work/full-batch" --size 3 --json >/dev/full 2>"$work/stderr"
+got=$?
+stdout_failure 1 "No space left on device" "batch --json to /dev/full"
+for args in "--version" "--help" "--arch sm_90 --size 3 --dump-source -" \
+  "$samples/edges.png $work/full.png --size 3 --json" "$samples/edges.png - --format png --size 3"; do
+  # shellcheck disable=SC2086 # (the arguments hold no spaces)
+  "$bin" $args >/dev/full 2>"$work/stderr"
+  got=$?
+  stdout_failure 1 "No space left on device" "$args to /dev/full"
+done
+
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
 head -c 2000 "$samples/detail.png" >"$work/truncated.png"

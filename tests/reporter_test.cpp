@@ -1,0 +1,89 @@
+// reporter_test.cpp — what a run tells its user: standard output that fails, --json lines.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <sstream>
+#include <streambuf>
+
+#include "reporter.hpp"
+#include "standard_output.hpp"
+#include "stop_signals.hpp"
+
+namespace {
+
+using namespace gpublur;
+
+// A stream whose every write fails as a pipe with no reader does (or a full disk).
+class FailingBuffer : public std::streambuf {
+ public:
+  explicit FailingBuffer(int error_number) : error_number_(error_number) {}
+
+ protected:
+  int_type overflow(int_type) override {
+    errno = error_number_;
+    return traits_type::eof();
+  }
+  std::streamsize xsputn(const char*, std::streamsize) override {
+    errno = error_number_;
+    return 0;
+  }
+
+ private:
+  int error_number_;
+};
+
+FileResult done_file(const std::string& input) {
+  FileResult r;
+  r.job.input = input;
+  r.job.output = "out/" + input;
+  r.status = FileResult::Status::kDone;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("a write to standard output that fails is an error with its reason and code",
+          "[reporter]") {
+  FailingBuffer closed(EPIPE);
+  std::ostream to_closed(&closed);
+  try {
+    write_checked(to_closed, "{}\n");
+    FAIL("no error");
+  } catch (const StdoutError& e) {
+    CHECK(std::string(e.what()) == "cannot write to standard output: Broken pipe");
+    CHECK(e.exit_code() == kExitClosedOutput);
+  }
+  CHECK_THROWS_WITH(write_checked(to_closed, "more"), "cannot write to standard output");
+  FailingBuffer full(ENOSPC);
+  std::ostream to_full(&full);
+  try {
+    flush_checked(to_full << "text");
+    FAIL("no error");
+  } catch (const StdoutError& e) {
+    CHECK(e.exit_code() == kExitFailure);
+  }
+  std::ostringstream fine;
+  write_checked(fine, "text");
+  CHECK(fine.str() == "text");
+}
+
+TEST_CASE("a batch whose --json lines cannot be written stops, and says so once", "[reporter]") {
+  const StopSignals signals;  // a fresh stop state
+  Request request;
+  request.single = false;
+  request.json = true;
+  FailingBuffer closed(EPIPE);
+  std::ostream out(&closed);
+  std::ostringstream err;
+  Reporter reporter(request, false, 3, out, err);
+  CHECK_FALSE(reporter.output_error());
+  reporter.file_done(done_file("a.png"));
+  REQUIRE(reporter.output_error());
+  CHECK(reporter.output_error()->exit_code() == kExitClosedOutput);
+  CHECK(stop_requested());  // nothing new starts
+  reporter.file_done(done_file("b.png"));
+  reporter.finish({}, "cpu", "");
+  CHECK(std::string(reporter.output_error()->what()) ==
+        "cannot write to standard output: Broken pipe");
+  CHECK(err.str().find("cannot write") == std::string::npos);  // run says it, once, at the end
+}
