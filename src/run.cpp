@@ -205,10 +205,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
   settings.codec = codec.codec;
-  {
-    const StopSignals signals;
-    run_pipeline(jobs, settings, device, reporter);
-  }
+  const StopSignals signals;  // to the end: the dumps and the report, too, finish whole
+  run_pipeline(jobs, settings, device, reporter);
   std::string why;
   GpuPool* pool = r.device == DeviceChoice::kCpu ? nullptr : device.gpus(why);
   const std::vector<GpuWorkerStats> stats = pool ? pool->stats() : std::vector<GpuWorkerStats>{};

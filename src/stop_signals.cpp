@@ -62,8 +62,6 @@ void on_signal(int signal_number) {
 }  // namespace
 
 StopSignals::StopSignals() {
-  stopping.store(false);
-  first_signal.store(0);
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) == 0) {
     wake_read.store(fds[0]);
@@ -83,6 +81,8 @@ StopSignals::~StopSignals() {
   const int read_end = wake_read.exchange(-1), write_end = wake_write.exchange(-1);
   if (read_end >= 0) ::close(read_end);
   if (write_end >= 0) ::close(write_end);
+  stopping.store(false);  // a later run in this process (tests, Python) starts afresh
+  first_signal.store(0);
 }
 
 int Stopped::exit_code() const noexcept {

@@ -11,8 +11,8 @@
 
 namespace gpublur {
 
-/// Installs the handlers for its lifetime (restoring the previous ones after), and clears what
-/// an earlier run in this process was asked. One at a time.
+/// Installs the handlers for its lifetime (restoring the previous ones after); a stop asked for
+/// lasts as long as it does, so a later run in the same process starts afresh. One at a time.
 class StopSignals {
  public:
   StopSignals();

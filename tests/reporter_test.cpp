@@ -68,7 +68,7 @@ TEST_CASE("a write to standard output that fails is an error with its reason and
 }
 
 TEST_CASE("a batch whose --json lines cannot be written stops, and says so once", "[reporter]") {
-  const StopSignals signals;  // a fresh stop state
+  const StopSignals signals;  // the stop the reporter asks for ends with it
   Request request;
   request.single = false;
   request.json = true;

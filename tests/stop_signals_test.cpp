@@ -100,7 +100,8 @@ TEST_CASE("reading a FIFO no one opens for writing waits until a stop signal, th
   CHECK(stop_signal() == SIGINT);
 }
 
-TEST_CASE("stop handlers are those of their lifetime only", "[stop_signals]") {
+TEST_CASE("stop handlers, and the stop they saw, are those of their lifetime only",
+          "[stop_signals]") {
   struct sigaction before {};
   ::sigaction(SIGTERM, nullptr, &before);
   {
@@ -109,8 +110,17 @@ TEST_CASE("stop handlers are those of their lifetime only", "[stop_signals]") {
     ::sigaction(SIGTERM, nullptr, &during);
     CHECK(during.sa_handler != before.sa_handler);
     CHECK((during.sa_flags & SA_RESTART) == 0);  // a blocked call returns EINTR
+    // On this thread: handled before raise returns.
+    REQUIRE(::raise(SIGHUP) == 0);
+    CHECK(stop_requested());
   }
   struct sigaction after {};
   ::sigaction(SIGTERM, nullptr, &after);
   CHECK(after.sa_handler == before.sa_handler);
+  // A later run in the same process (tests, Python) reads again.
+  CHECK_FALSE(stop_requested());
+  CHECK(stop_signal() == 0);
+  Pipe pipe;
+  REQUIRE(::write(pipe.write, "x", 1) == 1);
+  CHECK_NOTHROW(wait_readable(pipe.read));
 }
