@@ -12,6 +12,7 @@
 
 #include "encode_options.hpp"
 #include "errors.hpp"
+#include "image_decode.hpp"
 #include "image_format.hpp"
 #include "job_plan.hpp"
 #include "shard.hpp"
@@ -266,7 +267,8 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
       "--json", r.json,
       "One image: parameters, device, image facts and timings as one JSON object on stdout. "
       "A batch: a JSON line per file as it ends (path, status, bytes, stage times) and a summary "
-      "line");
+      "line. Paths are their bytes: a byte that is not UTF-8 as a lone surrogate \\udcXX (PEP "
+      "383: Python's os.fsencode gives the path back)");
   app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
 }
 
@@ -484,7 +486,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
     write_checked(out, app.help());
     return {std::nullopt, kExitOk};
   } catch (const CLI::ParseError& e) {
-    err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
+    err << "gpublur: error: " << printable(e.what()) << " (see gpublur --help)\n";
     return {std::nullopt, kExitUsage};
   }
   if (version) {

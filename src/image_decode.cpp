@@ -19,6 +19,7 @@
 #include "stop_signals.hpp"
 #include "tga_codec.hpp"
 #include "tiff_codec.hpp"
+#include "utf8.hpp"
 #include "webp_codec.hpp"
 
 namespace gpublur {
@@ -62,38 +63,23 @@ std::vector<std::uint8_t> read_all(int fd, const std::string& path, std::uint64_
   return bytes;
 }
 
-// Appends the UTF-8 sequence at text[i] if it is one (returns its length), else 0.
-std::size_t utf8_sequence(const std::string& text, std::size_t i) {
-  const auto c = static_cast<unsigned char>(text[i]);
-  const std::size_t length = c >= 0xf0 && c < 0xf5   ? 4
-                             : c >= 0xe0             ? 3
-                             : c >= 0xc2 && c < 0xe0 ? 2
-                                                     : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
-  }
-  return length;
-}
-
 }  // namespace
 
 std::string printable(const std::string& text) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (const std::size_t n = c >= 0x80 ? utf8_sequence(text, i) : 0) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n > 0 && !is_control(utf8_code_point(text, i, n))) {
       out.append(text, i, n);
       i += n;
-    } else {
+      continue;
+    }
+    for (const std::size_t end = i + std::max<std::size_t>(n, 1); i < end; ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];
-      ++i;
     }
   }
   return out;

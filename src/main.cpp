@@ -10,6 +10,7 @@
 #include "detached_exit.hpp"
 #include "errors.hpp"
 #include "gpu_blur.hpp"
+#include "image_decode.hpp"
 #include "run.hpp"
 
 namespace {
@@ -21,15 +22,15 @@ int reporting_errors(F&& f) {
   try {
     return f();
   } catch (const CompileError& e) {
-    std::cerr << "gpublur: error: " << e.what() << " (options: " << e.options() << ")\n"
+    std::cerr << "gpublur: error: " << printable(e.what()) << " (options: " << e.options() << ")\n"
               << e.log() << "\n"
               << "gpublur: rerun with --dump-source FILE to see the generated source\n";
     return e.exit_code();
-  } catch (const Error& e) {
-    std::cerr << "gpublur: error: " << e.what() << "\n";
+  } catch (const Error& e) {  // printable: messages quote file names and option values
+    std::cerr << "gpublur: error: " << printable(e.what()) << "\n";
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::cerr << "gpublur: error: internal: " << e.what() << "\n";
+    std::cerr << "gpublur: error: internal: " << printable(e.what()) << "\n";
     return kExitFailure;
   }
 }

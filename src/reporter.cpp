@@ -26,6 +26,7 @@ std::string number(double v, int decimals = 3) {
   return text;
 }
 
+// A message as JSON: as it is said on stderr. (Paths are JSON strings of their own bytes.)
 std::string json_text(const std::string& s) { return json_string(printable(s)); }
 
 const char* status_name(FileResult::Status s) {
@@ -96,7 +97,7 @@ void Reporter::say(const std::string& line, bool warning, bool verbose_only) {
   if (progress_shown_)
     err_ << "\r\033[K";  // clear the progress line; it comes back on the next file
   progress_shown_ = false;
-  err_ << "gpublur: " << (warning ? "warning: " : "") << line << "\n" << std::flush;
+  err_ << "gpublur: " << (warning ? "warning: " : "") << printable(line) << "\n" << std::flush;
 }
 
 void Reporter::file_done(const FileResult& r) {
@@ -122,13 +123,13 @@ void Reporter::file_done(const FileResult& r) {
   totals_.bytes_in += r.bytes_in;
   totals_.bytes_out += r.bytes_out;
   if (!r.warning.empty()) {
-    err_ << "gpublur: warning: " << (single_run_ ? "" : printable(r.job.input) + ": ") << r.warning
-         << "\n";
+    err_ << "gpublur: warning: " << (single_run_ ? "" : printable(r.job.input) + ": ")
+         << printable(r.warning) << "\n";
   }
   if (request_.verbose && r.status == FileResult::Status::kDone) {
     const std::string prefix =
         single_run_ ? "gpublur: " : "gpublur: " + printable(r.job.input) + ": ";
-    for (const std::string& note : r.notes) err_ << prefix << note << "\n";
+    for (const std::string& note : r.notes) err_ << prefix << printable(note) << "\n";
     if (!single_run_) {
       err_ << prefix << r.width << "x" << r.height << ", " << r.channels << " channels, " << r.bits
            << "-bit " << r.format_in << "; blurred on the " << r.device << "; " << r.bytes_out
@@ -175,8 +176,8 @@ void Reporter::progress_locked(bool final) {
 }
 
 std::string Reporter::file_json(const FileResult& r) const {
-  std::string s = "{\"input\": " + json_text(r.job.input) +
-                  ", \"output\": " + json_text(r.job.output) +
+  std::string s = "{\"input\": " + json_string(r.job.input) +
+                  ", \"output\": " + json_string(r.job.output) +
                   ", \"status\": " + json_string(status_name(r.status));
   if (r.status == FileResult::Status::kFailed) s += ", \"error\": " + json_text(r.error);
   s += ", \"bytes_in\": " + std::to_string(r.bytes_in) +
@@ -225,14 +226,14 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
   if (!request_.json) return;
   report.fact("gpublur", json_string(kVersion));
   if (r.width > 0) {
-    report.fact("input", "{\"path\": " + json_text(r.job.input) + ", \"format\": " +
+    report.fact("input", "{\"path\": " + json_string(r.job.input) + ", \"format\": " +
                              json_string(r.format_in) + ", \"bits\": " + std::to_string(r.bits) +
                              ", \"width\": " + std::to_string(r.width) +
                              ", \"height\": " + std::to_string(r.height) +
                              ", \"channels\": " + std::to_string(r.channels) +
                              ", \"conversion\": " + json_text(r.conversion) + "}");
   }
-  report.fact("output", json_text(r.job.output));
+  report.fact("output", json_string(r.job.output));
   report.fact("x", axis_json(request_.blur.size.x));
   report.fact("y", axis_json(request_.blur.size.y));
   report.fact("border", json_string(std::string(border_name(request_.blur.border))));

@@ -250,6 +250,42 @@ for args in "--version" "--help" "--arch sm_90 --size 3 --dump-source -" \
   stdout_failure 1 "No space left on device" "$args to /dev/full"
 done
 
+# Odd file names: --json's lines are valid UTF-8 JSON whose "input" and "output" give back each
+# name's bytes (os.fsencode: non-UTF-8 bytes are lone surrogates, PEP 383), and stderr holds no
+# raw control byte (C1's CSI included) and no byte that is not UTF-8.
+if command -v python3 >/dev/null; then
+  python3 -X utf8 - "$samples/edges.png" "$work/odd" <<'EOF_PY' && pass || fail "odd names: could not make them"
+import os, shutil, sys
+os.makedirs(os.fsencode(sys.argv[2]))
+names = [b"bad\xff.png", b"c1\xc2\x9b31m.png", b"esc\x1b[31m.png", b"new\nline.png", b"caf\xc3\xa9.png",
+         b"overlong\xc0\xaf.png", b"surrogate\xed\xa0\x80.png", b"emoji\xf0\x9f\x98\x80.png",
+         b"quote\".png", b"back\\slash.png", b"tab\t.png", b"del\x7f.png", b"cut\xe2\x82.png"]
+for name in names:
+    shutil.copy(sys.argv[1], os.path.join(os.fsencode(sys.argv[2]), name))
+open(os.path.join(os.fsencode(sys.argv[2]), b"text\x1b\xc2\x9b\xff.png"), "wb").write(b"not an image")
+EOF_PY
+  "$bin" "$work/odd" -o "$work/odd-out" --size 3 --json -v >"$work/stdout" 2>"$work/stderr"
+  [ "$?" -eq 1 ] && pass || fail "odd names: exit code (one file is text): $(cat "$work/stderr")"
+  python3 -X utf8 - "$work/odd" "$work/odd-out" "$work/stdout" "$work/stderr" <<'EOF_PY' && pass || fail "odd names: JSON or stderr"
+import json, os, sys
+src, dst = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+lines = open(sys.argv[3], "rb").read().decode("utf-8").rstrip("\n").split("\n")  # strict UTF-8
+files = [json.loads(line) for line in lines[:-1]]
+assert "summary" in json.loads(lines[-1])
+inputs = sorted(os.fsencode(f["input"]) for f in files)
+assert inputs == sorted(os.path.join(src, n) for n in os.listdir(src)), inputs
+for f in files:
+    name = os.path.basename(os.fsencode(f["input"]))
+    assert os.fsencode(f["output"]) == os.path.join(dst, name), f
+    assert f["status"] == ("failed" if name.startswith(b"text") else "done"), f
+    assert f["status"] == "failed" or os.path.isfile(os.fsencode(f["output"])), f
+err = open(sys.argv[4], "rb").read().decode("utf-8")  # strict
+bad = [c for c in err if c != "\n" and (ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0)]
+assert not bad, bad
+assert "\\x1b\\xc2\\x9b\\xff.png" in err, err
+EOF_PY
+fi
+
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
 head -c 2000 "$samples/detail.png" >"$work/truncated.png"
