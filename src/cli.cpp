@@ -23,6 +23,10 @@
 namespace gpublur {
 namespace {
 
+// Threads the pipeline may be given: more are refused, since oneTBB aborts the process (134) when
+// it cannot create one (100000 did), and a count that large would not make a batch faster.
+constexpr unsigned kMaxThreads = 1024;
+
 constexpr const char* kSizeHelp = R"(Size and sigma:
   --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
   Give either or both. Size from sigma: 2*ceil(3*sigma)+1. Sigma from size (OpenCV's rule):
@@ -224,7 +228,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
                "machine too (slower on most storage; without it an output is whole after any end "
                "of gpublur itself, as with cp)");
   app.add_option("--threads", r.threads,
-                 "CPU threads for decoding, encoding and CPU blurs (default: all)");
+                 "CPU threads for decoding, encoding and CPU blurs, 1 to " +
+                     std::to_string(kMaxThreads) + " (default, or 0: one per core)");
   app.add_option(
       "--devices", g.devices,
       "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
@@ -386,6 +391,10 @@ void check_range(const char* flag, int value, int low, int high) {
 
 void validate_outputs(const Request& r) {
   if (r.channels < 1 || r.channels > 4) throw UsageError("--channels must be 1 to 4");
+  if (r.threads > kMaxThreads) {
+    throw UsageError("--threads must be 1 to " + std::to_string(kMaxThreads) + " (got " +
+                     std::to_string(r.threads) + "); leave it out for one per core");
+  }
   check_range("--png-level", r.write.png_level, kMinPngLevel, kMaxPngLevel);
   check_range("--jpeg-quality", r.write.jpeg_quality, 1, 100);
   check_range("--webp-quality", r.write.webp_quality, 1, 100);

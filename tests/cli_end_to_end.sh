@@ -311,6 +311,7 @@ check_failure 1 "missing output directory" "$samples/edges.png" "$work/missing/n
 check_failure 2 "unknown output extension" "$samples/edges.png" "$work/new.gif" --size 7
 check_failure 2 "unknown option" "$samples/edges.png" "$work/new.png" --size 7 --bogus
 check_failure 2 "--png-level 13" "$samples/edges.png" "$work/existing.png" --size 7 --png-level 13
+check_failure 2 "--threads 100000" "$samples/edges.png" "$work/new.png" --size 7 --threads 100000
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
