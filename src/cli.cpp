@@ -295,9 +295,9 @@ void validate_axis(const std::optional<int>& size, const std::optional<double>& 
                      "); e.g. " + sigma_flag + " 1.5");
   }
   if (!size && sigma && *sigma > (kMaxKernelSize - 1) / 6.0) {
-    throw UsageError(sigma_flag + " " + std::to_string(*sigma) +
-                     " would need a kernel wider than " + std::to_string(kMaxKernelSize) +
-                     "; give a smaller " + sigma_flag + " or an explicit " + size_flag);
+    throw UsageError(sigma_flag + " " + number_text(*sigma) + " would need a kernel wider than " +
+                     std::to_string(kMaxKernelSize) + "; give a smaller " + sigma_flag +
+                     " or an explicit " + size_flag);
   }
 }
 

@@ -47,7 +47,7 @@ std::string axis_json(const AxisSize& a) {
   const Weights w = make_weights(a.size, a.sigma);
   std::string taps;
   for (auto t : w.taps) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
-  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + number_text(a.sigma, 17) +
+  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + number_text(a.sigma) +
          ", \"rule\": " + json_string(a.rule) + ", \"taps\": [" + taps + "]}";
 }
 

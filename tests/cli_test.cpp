@@ -146,6 +146,15 @@ TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
   }
   CHECK(request({"in", "-o", "out", "--size", "3", "--threads", "1024"}).threads == 1024);
   CHECK(request({"in", "-o", "out", "--size", "3", "--threads", "0"}).threads == 0);
+  // An absurd sigma is said as it was written, not in its 309 digits.
+  try {
+    parse({"a.png", "b.png", "--sigma", "1e308"});
+    FAIL("expected a usage error");
+  } catch (const UsageError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith("--sigma 1e+308 would need a kernel wider than 4095"));
+    CHECK(std::string(e.what()).size() < 120);
+  }
+  require_usage_error({"a.png", "b.png", "--sigma", "1000.5"}, "--sigma 1000.5 would need");
 }
 
 TEST_CASE("bad choices are errors that list the choices", "[cli]") {

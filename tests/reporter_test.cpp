@@ -5,6 +5,7 @@
 #include <sstream>
 #include <streambuf>
 
+#include "number_text.hpp"
 #include "reporter.hpp"
 #include "standard_output.hpp"
 #include "stop_signals.hpp"
@@ -65,6 +66,26 @@ TEST_CASE("a write to standard output that fails is an error with its reason and
   std::ostringstream fine;
   write_checked(fine, "text");
   CHECK(fine.str() == "text");
+}
+
+TEST_CASE("numbers are written as a person writes them: the shortest that reads back",
+          "[reporter]") {
+  CHECK(number_text(1.4) == "1.4");
+  CHECK(number_text(0.3 * ((7 - 1) * 0.5 - 1) + 0.8) == "1.4");  // OpenCV's rule for size 7
+  CHECK(number_text(0.1) == "0.1");
+  CHECK(number_text(2) == "2");
+  CHECK(number_text(1e308) == "1e+308");
+  CHECK(number_text(0.1 + 0.2) == "0.30000000000000004");  // all it takes to tell it from 0.3
+  CHECK(std::stod(number_text(1.0 / 3)) == 1.0 / 3);
+  // --json's parameters: the sigma OpenCV's rule gives for size 7.
+  Request request;
+  request.single = false;
+  request.json = true;
+  request.blur.size.x = request.blur.size.y = {7, 0.3 * ((7 - 1) * 0.5 - 1) + 0.8, "rule"};
+  std::ostringstream out, err;
+  Reporter reporter(request, false, 0, out, err);
+  reporter.finish({}, "cpu", "");
+  CHECK_THAT(out.str(), Catch::Contains("\"size\": 7, \"sigma\": 1.4, "));
 }
 
 TEST_CASE("a batch whose --json lines cannot be written stops, and says so once", "[reporter]") {
