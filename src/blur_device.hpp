@@ -43,6 +43,11 @@ class BlurDevice {
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
   GpuPool* gpus(std::string& why);
 
+  /// Waits only until the GPUs are found (the driver, the GPUs --devices names, NVRTC), not for
+  /// their contexts: whether there are GPUs to start, as far as can be known before any work
+  /// (else false, and `why` says why). Throws what finding them threw.
+  bool found(std::string& why);
+
   /// Whether some image was blurred on the CPU / on a GPU.
   bool used_cpu() const;
 
@@ -52,6 +57,8 @@ class BlurDevice {
   const DeviceChoice choice_;
   KernelLibrary& kernels_;
   const std::function<void(const std::string&)> announce_;
+  std::promise<std::string> found_;  // empty: GPUs found; else why none
+  std::shared_future<std::string> found_result_ = found_.get_future().share();
   std::future<std::unique_ptr<Started>> starting_;
   std::once_flag started_once_;
   std::unique_ptr<Started> started_;

@@ -64,8 +64,10 @@ Batches (gpublur IN... -o DIR):
   write one output, or an output that would replace its input, stop the command before it starts.
   One process decodes and encodes on every core, blurs on the GPU (images of one shape stacked
   into one launch) and writes each output atomically: a file that cannot be read or written is
-  reported on one line and the rest goes on. A progress line shows on a terminal (not with
-  --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
+  reported on one line and the rest goes on (a message repeated word for word is said once, with
+  its count at the end; no GPU for --device gpu or --codec gpu is one error before any work). A
+  progress line shows on a terminal (not with --quiet); --json writes a line per file and a
+  summary. --skip-existing resumes a batch.
   Ctrl-C or SIGTERM stops it at once, cleanly (a read waiting on a pipe or FIFO gives up):
   finished files are whole, no temporary file is left.
 

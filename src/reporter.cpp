@@ -82,6 +82,14 @@ std::string shard_json(const Request& r) {
 
 }  // namespace
 
+// A file's failure as said on stderr: in a batch, named by its file where the message does not
+// name it (an 8-bit input for --format hdr), as its warnings are.
+std::string Reporter::failure(const FileResult& r) const {
+  const std::string input = printable(r.job.input);
+  if (single_run_ || r.error.find(input) != std::string::npos) return r.error;
+  return input + ": " + r.error;
+}
+
 Reporter::Reporter(const Request& request, bool single, std::size_t total, std::ostream& out,
                    std::ostream& err)
     : request_(request),
@@ -111,7 +119,7 @@ void Reporter::file_done(const FileResult& r) {
     case FileResult::Status::kFailed:
       ++totals_.failed;
       if (totals_.exit_code == kExitOk) totals_.exit_code = r.exit_code;
-      err_ << "gpublur: error: " << r.error << "\n";
+      if (first_time_locked("error: " + r.error)) err_ << "gpublur: error: " << failure(r) << "\n";
       break;
     case FileResult::Status::kSkipped:
       ++totals_.skipped;
@@ -122,7 +130,7 @@ void Reporter::file_done(const FileResult& r) {
   }
   totals_.bytes_in += r.bytes_in;
   totals_.bytes_out += r.bytes_out;
-  if (!r.warning.empty()) {
+  if (!r.warning.empty() && first_time_locked("warning: " + printable(r.warning))) {
     err_ << "gpublur: warning: " << (single_run_ ? "" : printable(r.job.input) + ": ")
          << printable(r.warning) << "\n";
   }
@@ -154,6 +162,22 @@ void Reporter::emit_locked(const std::string& text) {
   } catch (const StdoutError& e) {
     output_error_ = e;
     request_stop();
+  }
+}
+
+// Whether `message` ("error: ..." or "warning: ...") is new; counts it either way.
+bool Reporter::first_time_locked(const std::string& message) {
+  const auto [at, added] = said_.try_emplace(message, 0);
+  ++at->second;
+  if (added) said_in_order_.push_back(&at->first);
+  return added;
+}
+
+// "gpublur: error: <message> (400 files)" for each message said once for several files.
+void Reporter::say_repeats_locked() {
+  for (const std::string* message : said_in_order_) {
+    const std::size_t count = said_.at(*message);
+    if (count > 1) err_ << "gpublur: " << *message << " (" << count << " files)\n";
   }
 }
 
@@ -268,6 +292,7 @@ std::string Reporter::summary_json(const std::vector<GpuWorkerStats>& gpus,
 void Reporter::finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device) {
   if (progress_shown_) err_ << "\r\033[K";
   progress_shown_ = false;
+  say_repeats_locked();
   const double seconds = seconds_since(start_);
   const double rate = seconds > 0 ? static_cast<double>(totals_.done) / seconds : 0;
   if (!request_.quiet) {

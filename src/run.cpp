@@ -170,6 +170,23 @@ Plan plan_of(const Request& r) {
   return plan;
 }
 
+// A batch that --device gpu or --codec gpu cannot run (no GPU, no nvJPEG) is said once, before
+// any work, not once a file. Only the finding is waited for, not the GPUs' start-up. (A single
+// image's one error is the same either way, and it keeps its start-up beside its decode.)
+void require_gpus(const Request& r, JpegCodec codec, BlurDevice& device) {
+  const bool gpu = r.device == DeviceChoice::kGpu, jpeg = codec == JpegCodec::kGpu;
+  if (r.single || (!gpu && !jpeg)) return;
+  std::string why;
+  if (!device.found(why)) {
+    throw Error(gpu ? "no usable GPU: " + why + " (leave out --device gpu to blur on the CPU)"
+                    : "--codec gpu: no GPU: " + why +
+                          "; leave out --codec gpu to use the CPU's JPEG codec");
+  }
+  if (jpeg && !gpu_jpeg_available(why)) {
+    throw Error("--codec gpu: " + why + "; leave out --codec gpu to use the CPU's JPEG codec");
+  }
+}
+
 int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
   const Plan plan = plan_of(r);
   const std::vector<Job>& jobs = plan.jobs;
@@ -196,6 +213,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
       starts_gpu_jpeg(codec.codec, jobs.size()));
+  require_gpus(r, codec.codec, device);
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;

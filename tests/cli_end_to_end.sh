@@ -74,6 +74,26 @@ GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "--device gpu without a GPU" 
 contains "$work/stderr" "no usable GPU" "--device gpu message"
 [ ! -e "$work/gpu.png" ] && pass || fail "--device gpu failure left a file"
 
+# What holds for a whole batch is said once, not once a file: no GPU for --device gpu or
+# --codec gpu (before any work: no output directory made), and an error or warning that repeats
+# word for word (8-bit inputs for --format hdr), with its count at the end.
+mkdir -p "$work/five"
+for i in 1 2 3 4 5; do cp "$samples/edges.png" "$work/five/e$i.png"; done
+cp "$samples/gradient16.png" "$work/five/g16.png"
+GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "batch, --device gpu without a GPU" -- \
+  "$work/five" -o "$work/five-gpu" --size 3 --device gpu
+[ "$(wc -l <"$work/stderr")" -eq 1 ] && pass || fail "--device gpu, a batch: not one line: $(cat "$work/stderr")"
+contains "$work/stderr" "no usable GPU" "--device gpu, a batch"
+[ ! -e "$work/five-gpu" ] && pass || fail "--device gpu, a batch: began before the GPU was found"
+GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 GPUBLUR_NVJPEG=/nonexistent/libnvjpeg.so.13 \
+  expect 1 "batch, --codec gpu without a GPU" -- "$work/five" -o "$work/five-jpeg" --size 3 --codec gpu --format jpg
+[ "$(wc -l <"$work/stderr")" -eq 1 ] && pass || fail "--codec gpu, a batch: not one line: $(cat "$work/stderr")"
+contains "$work/stderr" "leave out --codec gpu" "--codec gpu, a batch"
+expect 1 "8-bit batch to --format hdr" -- "$work/five" -o "$work/five-hdr" --size 3 --format hdr
+[ "$(grep -c 'an 8-bit image cannot be written as .hdr' "$work/stderr")" -eq 2 ] && pass || fail "8-bit to hdr: not said once and counted: $(cat "$work/stderr")"
+contains "$work/stderr" "HDR output needs HDR input (5 files)" "8-bit to hdr, counted"
+contains "$work/stderr" "g16.png: a 16-bit image cannot be written as .hdr" "16-bit to hdr, named"
+
 # The worker process (src/detached_exit.hpp): a blur that may use a GPU runs in a child. Output
 # read through a pipe ends with the command, whole; --no-detach gives the same bytes; on a GPU,
 # --verbose names the worker left to release it.

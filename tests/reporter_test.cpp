@@ -88,6 +88,49 @@ TEST_CASE("numbers are written as a person writes them: the shortest that reads 
   CHECK_THAT(out.str(), Catch::Contains("\"size\": 7, \"sigma\": 1.4, "));
 }
 
+TEST_CASE("a failure or warning repeated word for word is said once, with its count at the end",
+          "[reporter]") {
+  Request request;
+  request.single = false;
+  request.json = true;
+  std::ostringstream out, err;
+  Reporter reporter(request, false, 5, out, err);
+  const std::string hdr = "an 8-bit image cannot be written as .hdr; HDR output needs HDR input";
+  for (const char* name : {"a.png", "b.png", "c.png"}) {
+    FileResult r = done_file(name);
+    r.status = FileResult::Status::kFailed;
+    r.error = hdr;
+    r.exit_code = kExitUsage;
+    reporter.file_done(r);
+  }
+  FileResult unreadable = done_file("d.png");
+  unreadable.status = FileResult::Status::kFailed;
+  unreadable.error = "cannot read 'd.png': Permission denied";
+  reporter.file_done(unreadable);
+  for (const char* name : {"e.hdr", "f.hdr"}) {
+    FileResult r = done_file(name);
+    r.warning = "HDR input reduced to 8 bits";
+    reporter.file_done(r);
+  }
+  reporter.finish({}, "cpu", "");
+  CHECK_THAT(err.str(),
+             Catch::StartsWith("gpublur: error: a.png: " + hdr + "\n" +  // the message names none
+                               "gpublur: error: cannot read 'd.png': Permission denied\n" +
+                               "gpublur: warning: e.hdr: HDR input reduced to 8 bits\n" +
+                               "gpublur: error: " + hdr + " (3 files)\n" +
+                               "gpublur: warning: HDR input reduced to 8 bits (2 files)\n" +
+                               "gpublur: 2 blurred, 4 failed of 5 in "));
+  const std::string said = err.str();
+  CHECK(std::count(said.begin(), said.end(), '\n') == 6);
+  // --json still has every file's line, each with its error.
+  const std::string json = out.str();
+  CHECK(std::count(json.begin(), json.end(), '\n') == 7);
+  std::size_t errors = 0;
+  for (std::size_t at = 0; (at = json.find("\"error\": \"an 8-bit", at)) != std::string::npos; ++at)
+    ++errors;
+  CHECK(errors == 3);
+}
+
 TEST_CASE("a batch whose --json lines cannot be written stops, and says so once", "[reporter]") {
   const StopSignals signals;  // the stop the reporter asks for ends with it
   Request request;
