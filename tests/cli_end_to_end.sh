@@ -306,6 +306,20 @@ assert "\\x1b\\xc2\\x9b\\xff.png" in err, err
 EOF_PY
 fi
 
+# Option values and paths in messages: no raw control byte (ESC, C1's CSI) reaches stderr.
+esc=$'\x1b[31m' csi=$'\xc2\x9b31m' in="$samples/edges.png"
+for args in "$in|o${esc}.xyz|--size|3" "$in|o.png|--size|3|--format|p${esc}" \
+  "$in|o.png|--size|3|--border|c${csi}" "$in|-o|d|--size|3|--shard|1${esc}/2" \
+  "$in|o.png|--size|3${esc}" "$in|$work/no${esc}/o.png|--size|3"; do
+  IFS='|' read -r -a argv <<<"$args"
+  "$bin" "${argv[@]}" >/dev/null 2>"$work/stderr"
+  contains "$work/stderr" "gpublur: error: " "an odd value: ${argv[*]}"
+  if LC_ALL=C grep -q $'\x1b\|\xc2\x9b' "$work/stderr"; then fail "raw control byte on stderr: $args"; else pass; fi
+done
+SLURM_ARRAY_TASK_ID="3$esc" expect 2 "an odd shard variable" -- "$in" -o "$work/d" --size 3 --shard auto
+if LC_ALL=C grep -q $'\x1b' "$work/stderr"; then fail "raw control byte on stderr from the shard's variables"; else pass; fi
+contains "$work/stderr" "SLURM_ARRAY_TASK_ID='3\x1b[31m'" "the shard's variables, escaped"
+
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
 head -c 2000 "$samples/detail.png" >"$work/truncated.png"
