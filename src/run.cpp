@@ -239,8 +239,9 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
     kernel = kernel_json(r, file, kernels);
   }
   reporter.finish(stats, used, kernel);
-  if (const std::optional<StdoutError>& e = reporter.output_error()) throw *e;
+  // A stop signal first: it may be what interrupted a write to standard output (EINTR).
   if (const int signal_number = stop_signal()) return 128 + signal_number;
+  if (const std::optional<StdoutError>& e = reporter.output_error()) throw *e;
   const RunTotals& totals = reporter.totals();
   if (totals.failed == 0) return kExitOk;
   return r.single ? totals.exit_code : kExitFailure;
