@@ -15,7 +15,7 @@ sources=(image image_format image_decode image_encode decode_limits png_decode p
   jpeg_markers
   tiff_directory exif_tiff
   webp_codec tiff_codec gif_decode bmp_codec tga_codec pnm_codec hdr_codec psd_decode atomic_file
-  kernel_cache sha256 arch nvrtc nvrtc_program dynamic_library)
+  kernel_cache sha256 arch nvrtc nvrtc_program dynamic_library stop_signals utf8)
 objects=()
 jobs=$(nproc)
 for s in "${sources[@]}"; do
