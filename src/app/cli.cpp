@@ -11,15 +11,21 @@
 #include <vector>
 
 #include "base/errors.hpp"
+#include "base/standard_output.hpp"
 #include "base/version.hpp"
 #include "batch/job_plan.hpp"
 #include "batch/shard.hpp"
 #include "codecs/encode_options.hpp"
+#include "codecs/image_decode.hpp"
 #include "codecs/image_format.hpp"
 #include "ops/weights.hpp"
 
 namespace gpublur {
 namespace {
+
+// Threads the pipeline may be given: more are refused, since oneTBB aborts the process (134) when
+// it cannot create one (100000 did), and a count that large would not make a batch faster.
+constexpr unsigned kMaxThreads = 1024;
 
 constexpr const char* kSizeHelp = R"(Size and sigma:
   --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
@@ -60,9 +66,12 @@ Batches (gpublur IN... -o DIR):
   write one output, or an output that would replace its input, stop the command before it starts.
   One process decodes and encodes on every core, blurs on the GPU (images of one shape stacked
   into one launch) and writes each output atomically: a file that cannot be read or written is
-  reported on one line and the rest goes on. A progress line shows on a terminal (not with
-  --quiet); --json writes a line per file and a summary. --skip-existing resumes a batch.
-  Ctrl-C or SIGTERM stops it cleanly: finished files are whole, no temporary file is left.
+  reported on one line and the rest goes on (a message repeated word for word is said once, with
+  its count at the end; no GPU for --device gpu or --codec gpu is one error before any work). A
+  progress line shows on a terminal (not with --quiet); --json writes a line per file and a
+  summary. --skip-existing resumes a batch.
+  Ctrl-C or SIGTERM stops it at once, cleanly (a read waiting on a pipe or FIFO gives up):
+  finished files are whole, no temporary file is left.
 
 Outputs:
   A regular file is replaced atomically (a temporary beside it, renamed); a symbolic link is
@@ -87,7 +96,10 @@ Limits:
 
 Exit codes:
   0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),
-  2 usage error, 130 or 143 stopped by SIGINT or SIGTERM.
+  2 usage error, 130, 143 or 129 stopped by SIGINT, SIGTERM or SIGHUP (one signal stops a
+  single image too, even one waiting on its input), 141 standard output closed by its reader
+  (gpublur ... --json | head); a write to standard output that fails otherwise (a full disk) is
+  a runtime error, 1. Either stops a batch there, cleanly.
 
 Examples:
   gpublur in.png out.png --size 7 --sigma 1.5
@@ -230,7 +242,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
                "machine too (slower on most storage; without it an output is whole after any end "
                "of gpublur itself, as with cp)");
   app.add_option("--threads", r.threads,
-                 "CPU threads for decoding, encoding and CPU blurs (default: all)");
+                 "CPU threads for decoding, encoding and CPU blurs, 1 to " +
+                     std::to_string(kMaxThreads) + " (default, or 0: one per core)");
   app.add_option(
       "--devices", g.devices,
       "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
@@ -272,7 +285,9 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
   app.add_flag(
       "--json", r.json,
       "One image: parameters, device, image facts and timings as one JSON object on stdout. "
-      "A batch: a JSON line per file (path, status, bytes, stage times) and a summary line");
+      "A batch: a JSON line per file as it ends (path, status, bytes, stage times) and a summary "
+      "line. Paths are their bytes: a byte that is not UTF-8 as a lone surrogate \\udcXX (PEP "
+      "383: Python's os.fsencode gives the path back)");
   app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
 }
 
@@ -294,9 +309,9 @@ void validate_axis(const std::optional<int>& size, const std::optional<double>& 
                      "); e.g. " + sigma_flag + " 1.5");
   }
   if (!size && sigma && *sigma > (kMaxKernelSize - 1) / 6.0) {
-    throw UsageError(sigma_flag + " " + std::to_string(*sigma) +
-                     " would need a kernel wider than " + std::to_string(kMaxKernelSize) +
-                     "; give a smaller " + sigma_flag + " or an explicit " + size_flag);
+    throw UsageError(sigma_flag + " " + number_text(*sigma) + " would need a kernel wider than " +
+                     std::to_string(kMaxKernelSize) + "; give a smaller " + sigma_flag +
+                     " or an explicit " + size_flag);
   }
 }
 
@@ -390,6 +405,10 @@ void check_range(const char* flag, int value, int low, int high) {
 
 void validate_outputs(const Request& r) {
   if (r.channels < 1 || r.channels > 4) throw UsageError("--channels must be 1 to 4");
+  if (r.threads > kMaxThreads) {
+    throw UsageError("--threads must be 1 to " + std::to_string(kMaxThreads) + " (got " +
+                     std::to_string(r.threads) + "); leave it out for one per core");
+  }
   check_range("--png-level", r.write.png_level, kMinPngLevel, kMaxPngLevel);
   check_range("--jpeg-quality", r.write.jpeg_quality, 1, 100);
   check_range("--webp-quality", r.write.webp_quality, 1, 100);
@@ -488,10 +507,10 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    out << app.help();
+    write_checked(out, app.help());
     return {std::nullopt, kExitOk};
   } catch (const CLI::ParseError& e) {
-    err << "gpublur: error: " << e.what() << " (see gpublur --help)\n";
+    err << "gpublur: error: " << printable(e.what()) << " (see gpublur --help)\n";
     return {std::nullopt, kExitUsage};
   }
   if (version) {

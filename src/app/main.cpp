@@ -1,5 +1,7 @@
 // main.cpp — parse, run (in a worker process when a GPU may be used), and turn exceptions into
 // "gpublur: error: ..." and an exit code.
+#include <signal.h>
+
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -8,6 +10,7 @@
 #include "app/run.hpp"
 #include "base/detached_exit.hpp"
 #include "base/errors.hpp"
+#include "codecs/image_decode.hpp"
 #include "gpu/gpu_blur.hpp"
 
 namespace {
@@ -19,15 +22,15 @@ int reporting_errors(F&& f) {
   try {
     return f();
   } catch (const CompileError& e) {
-    std::cerr << "gpublur: error: " << e.what() << " (options: " << e.options() << ")\n"
+    std::cerr << "gpublur: error: " << printable(e.what()) << " (options: " << e.options() << ")\n"
               << e.log() << "\n"
               << "gpublur: rerun with --dump-source FILE to see the generated source\n";
     return e.exit_code();
-  } catch (const Error& e) {
-    std::cerr << "gpublur: error: " << e.what() << "\n";
+  } catch (const Error& e) {  // printable: messages quote file names and option values
+    std::cerr << "gpublur: error: " << printable(e.what()) << "\n";
     return e.exit_code();
   } catch (const std::exception& e) {
-    std::cerr << "gpublur: error: internal: " << e.what() << "\n";
+    std::cerr << "gpublur: error: internal: " << printable(e.what()) << "\n";
     return kExitFailure;
   }
 }
@@ -36,6 +39,9 @@ int reporting_errors(F&& f) {
 
 int main(int argc, char** argv) {
   using namespace gpublur;
+  // A reader of standard output that goes away (`gpublur ... --json | head`) must not end the
+  // process silently, mid-batch: the write fails with EPIPE instead, said once (standard_output).
+  ::signal(SIGPIPE, SIG_IGN);
   std::optional<ParseResult> parsed;
   if (const int code = reporting_errors([&] {
         parsed = parse_command_line(argc, argv, std::cout, std::cerr);

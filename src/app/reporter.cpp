@@ -8,6 +8,8 @@
 #include <ostream>
 
 #include "app/run_report.hpp"
+#include "base/standard_output.hpp"
+#include "base/stop_signals.hpp"
 #include "base/version.hpp"
 #include "codecs/image_decode.hpp"
 
@@ -24,6 +26,7 @@ std::string number(double v, int decimals = 3) {
   return text;
 }
 
+// A message as JSON: as it is said on stderr. (Paths are JSON strings of their own bytes.)
 std::string json_text(const std::string& s) { return json_string(printable(s)); }
 
 const char* status_name(FileResult::Status s) {
@@ -44,7 +47,7 @@ std::string axis_json(const AxisSize& a) {
   const Weights w = make_weights(a.size, a.sigma);
   std::string taps;
   for (auto t : w.taps) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
-  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + number_text(a.sigma, 17) +
+  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + number_text(a.sigma) +
          ", \"rule\": " + json_string(a.rule) + ", \"taps\": [" + taps + "]}";
 }
 
@@ -79,6 +82,14 @@ std::string shard_json(const Request& r) {
 
 }  // namespace
 
+// A file's failure as said on stderr: in a batch, named by its file where the message does not
+// name it (an 8-bit input for --format hdr), as its warnings are.
+std::string Reporter::failure(const FileResult& r) const {
+  const std::string input = printable(r.job.input);
+  if (single_run_ || r.error.find(input) != std::string::npos) return r.error;
+  return input + ": " + r.error;
+}
+
 Reporter::Reporter(const Request& request, bool single, std::size_t total, std::ostream& out,
                    std::ostream& err)
     : request_(request),
@@ -94,7 +105,7 @@ void Reporter::say(const std::string& line, bool warning, bool verbose_only) {
   if (progress_shown_)
     err_ << "\r\033[K";  // clear the progress line; it comes back on the next file
   progress_shown_ = false;
-  err_ << "gpublur: " << (warning ? "warning: " : "") << line << "\n" << std::flush;
+  err_ << "gpublur: " << (warning ? "warning: " : "") << printable(line) << "\n" << std::flush;
 }
 
 void Reporter::file_done(const FileResult& r) {
@@ -108,7 +119,7 @@ void Reporter::file_done(const FileResult& r) {
     case FileResult::Status::kFailed:
       ++totals_.failed;
       if (totals_.exit_code == kExitOk) totals_.exit_code = r.exit_code;
-      err_ << "gpublur: error: " << r.error << "\n";
+      if (first_time_locked("error: " + r.error)) err_ << "gpublur: error: " << failure(r) << "\n";
       break;
     case FileResult::Status::kSkipped:
       ++totals_.skipped;
@@ -119,14 +130,14 @@ void Reporter::file_done(const FileResult& r) {
   }
   totals_.bytes_in += r.bytes_in;
   totals_.bytes_out += r.bytes_out;
-  if (!r.warning.empty()) {
-    err_ << "gpublur: warning: " << (single_run_ ? "" : printable(r.job.input) + ": ") << r.warning
-         << "\n";
+  if (!r.warning.empty() && first_time_locked("warning: " + printable(r.warning))) {
+    err_ << "gpublur: warning: " << (single_run_ ? "" : printable(r.job.input) + ": ")
+         << printable(r.warning) << "\n";
   }
   if (request_.verbose && r.status == FileResult::Status::kDone) {
     const std::string prefix =
         single_run_ ? "gpublur: " : "gpublur: " + printable(r.job.input) + ": ";
-    for (const std::string& note : r.notes) err_ << prefix << note << "\n";
+    for (const std::string& note : r.notes) err_ << prefix << printable(note) << "\n";
     if (!single_run_) {
       err_ << prefix << r.width << "x" << r.height << ", " << r.channels << " channels, " << r.bits
            << "-bit " << r.format_in << "; blurred on the " << r.device << "; " << r.bytes_out
@@ -136,10 +147,38 @@ void Reporter::file_done(const FileResult& r) {
   if (single_run_) {
     single_ = r;
   } else if (request_.json) {
-    out_ << file_json(r) << "\n";
+    emit_locked(file_json(r) + "\n");
   }
   err_.flush();
   if (progress_) progress_locked(false);
+}
+
+// Standard output's first failure ends the run's reporting there: the run stops, and says why
+// once, at its end (run.cpp), with its exit code.
+void Reporter::emit_locked(const std::string& text) {
+  if (output_error_) return;
+  try {
+    write_checked(out_, text);
+  } catch (const StdoutError& e) {
+    output_error_ = e;
+    request_stop();
+  }
+}
+
+// Whether `message` ("error: ..." or "warning: ...") is new; counts it either way.
+bool Reporter::first_time_locked(const std::string& message) {
+  const auto [at, added] = said_.try_emplace(message, 0);
+  ++at->second;
+  if (added) said_in_order_.push_back(&at->first);
+  return added;
+}
+
+// "gpublur: error: <message> (400 files)" for each message said once for several files.
+void Reporter::say_repeats_locked() {
+  for (const std::string* message : said_in_order_) {
+    const std::size_t count = said_.at(*message);
+    if (count > 1) err_ << "gpublur: " << *message << " (" << count << " files)\n";
+  }
 }
 
 void Reporter::progress_locked(bool final) {
@@ -161,8 +200,8 @@ void Reporter::progress_locked(bool final) {
 }
 
 std::string Reporter::file_json(const FileResult& r) const {
-  std::string s = "{\"input\": " + json_text(r.job.input) +
-                  ", \"output\": " + json_text(r.job.output) +
+  std::string s = "{\"input\": " + json_string(r.job.input) +
+                  ", \"output\": " + json_string(r.job.output) +
                   ", \"status\": " + json_string(status_name(r.status));
   if (r.status == FileResult::Status::kFailed) s += ", \"error\": " + json_text(r.error);
   s += ", \"bytes_in\": " + std::to_string(r.bytes_in) +
@@ -211,14 +250,14 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
   if (!request_.json) return;
   report.fact("gpublur", json_string(kVersion));
   if (r.width > 0) {
-    report.fact("input", "{\"path\": " + json_text(r.job.input) + ", \"format\": " +
+    report.fact("input", "{\"path\": " + json_string(r.job.input) + ", \"format\": " +
                              json_string(r.format_in) + ", \"bits\": " + std::to_string(r.bits) +
                              ", \"width\": " + std::to_string(r.width) +
                              ", \"height\": " + std::to_string(r.height) +
                              ", \"channels\": " + std::to_string(r.channels) +
                              ", \"conversion\": " + json_text(r.conversion) + "}");
   }
-  report.fact("output", json_text(r.job.output));
+  report.fact("output", json_string(r.job.output));
   report.fact("x", axis_json(request_.blur.size.x));
   report.fact("y", axis_json(request_.blur.size.y));
   report.fact("border", json_string(std::string(border_name(request_.blur.border))));
@@ -232,12 +271,28 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
                     ", \"driver\": " + json_string(driver_version_string(g.driver_version)) + "}");
   }
   if (!kernel_json.empty()) report.fact("kernel", kernel_json);
-  out_ << report.to_json() << "\n";
+  emit_locked(report.to_json() + "\n");
+}
+
+std::string Reporter::summary_json(const std::vector<GpuWorkerStats>& gpus,
+                                   const std::string& device, double seconds, double rate) const {
+  const RunTotals& t = totals_;
+  std::string s = "{\"summary\": {\"files\": " + std::to_string(total_);
+  s += ", \"done\": " + std::to_string(t.done) + ", \"failed\": " + std::to_string(t.failed);
+  s += ", \"skipped\": " + std::to_string(t.skipped);
+  s += ", \"interrupted\": " + std::to_string(t.interrupted);
+  s += ", \"seconds\": " + number(seconds) + ", \"images_per_second\": " + number(rate, 2);
+  s += ", \"bytes_in\": " + std::to_string(t.bytes_in);
+  s += ", \"bytes_out\": " + std::to_string(t.bytes_out);
+  s += ", \"device\": " + json_string(device) + ", \"gpus\": " + gpus_json(gpus);
+  s += shard_json(request_) + ", " + parameters_json();
+  return s + ", \"gpublur\": " + json_string(kVersion) + "}}\n";
 }
 
 void Reporter::finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device) {
   if (progress_shown_) err_ << "\r\033[K";
   progress_shown_ = false;
+  say_repeats_locked();
   const double seconds = seconds_since(start_);
   const double rate = seconds > 0 ? static_cast<double>(totals_.done) / seconds : 0;
   if (!request_.quiet) {
@@ -257,16 +312,9 @@ void Reporter::finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::
     err_ << "\n";
   }
   if (request_.json) {
-    out_ << "{\"summary\": {\"files\": " << total_ << ", \"done\": " << totals_.done
-         << ", \"failed\": " << totals_.failed << ", \"skipped\": " << totals_.skipped
-         << ", \"interrupted\": " << totals_.interrupted << ", \"seconds\": " << number(seconds)
-         << ", \"images_per_second\": " << number(rate, 2) << ", \"bytes_in\": " << totals_.bytes_in
-         << ", \"bytes_out\": " << totals_.bytes_out << ", \"device\": " << json_string(device)
-         << ", \"gpus\": " << gpus_json(gpus) << shard_json(request_) << ", " << parameters_json()
-         << ", \"gpublur\": " << json_string(kVersion) << "}}\n";
+    emit_locked(summary_json(gpus, device, seconds, rate));
   }
   err_.flush();
-  out_.flush();
 }
 
 }  // namespace gpublur

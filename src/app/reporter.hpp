@@ -1,19 +1,24 @@
 // reporter.hpp — what a run tells its user, as files complete. Every failure: one line on stderr
 // ("gpublur: error: <what>: <why>"), whatever else is asked. A batch: a progress line on a
 // terminal (done/total, images/s, time left; not with --quiet or when stderr is not a terminal),
-// --json's one line per file on stdout, and a summary at the end. A single image: --timings'
-// table and --json's object, as they always were. Thread-safe: messages from any thread (compiles,
-// the CPU taking over) are printed whole, between progress updates.
+// --json's one line per file on stdout (each flushed as its file ends), and a summary at the end. A
+// failure or warning that repeats word for word (one that holds for every file, such as an 8-bit
+// input for --format hdr) is said once, and how many files it held for at the end. A
+// single image: --timings' table and --json's object, as they always were. Thread-safe: messages
+// from any thread (compiles, the CPU taking over) are printed whole, between progress updates.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "app/request.hpp"
+#include "base/errors.hpp"
 #include "batch/file_result.hpp"
 #include "gpu/gpu_pool.hpp"
 
@@ -43,13 +48,22 @@ class Reporter final : public FileObserver {
               const std::string& kernel_json);
 
   const RunTotals& totals() const { return totals_; }
+  /// Why standard output could not be written, if it could not (after finish). The first such
+  /// failure asks the run to stop (request_stop): nothing more could be reported.
+  const std::optional<StdoutError>& output_error() const { return output_error_; }
   /// The one file of a single-image run (after finish).
   const FileResult& single_result() const { return single_; }
 
  private:
   void progress_locked(bool final);
+  void emit_locked(const std::string& text);
+  bool first_time_locked(const std::string& message);
+  void say_repeats_locked();
   std::string file_json(const FileResult& r) const;
+  std::string failure(const FileResult& r) const;
   std::string parameters_json() const;
+  std::string summary_json(const std::vector<GpuWorkerStats>& gpus, const std::string& device,
+                           double seconds, double rate) const;
   void finish_single(const std::vector<GpuWorkerStats>& gpus, const std::string& kernel_json);
   void finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device);
 
@@ -64,6 +78,9 @@ class Reporter final : public FileObserver {
   RunTotals totals_;
   FileResult single_;
   bool progress_shown_ = false;
+  std::optional<StdoutError> output_error_;
+  std::map<std::string, std::size_t> said_;        // each failure and warning: how often
+  std::vector<const std::string*> said_in_order_;  // its keys, as they first came
   std::chrono::steady_clock::time_point last_progress_{};
 };
 

@@ -8,6 +8,7 @@
 #include "app/run_report.hpp"
 #include "base/atomic_file.hpp"
 #include "base/errors.hpp"
+#include "base/standard_output.hpp"
 #include "base/stop_signals.hpp"
 #include "base/version.hpp"
 #include "batch/blur_device.hpp"
@@ -23,7 +24,7 @@
 namespace gpublur {
 namespace {
 
-int print_version(std::ostream& out) {
+void print_version(std::ostream& out) {
   out << "gpublur " << kVersion << "\n";
   try {
     const NvrtcVersion v = nvrtc_version();
@@ -45,14 +46,12 @@ int print_version(std::ostream& out) {
     out << "GPU " << gpu.ordinal << ": " << gpu.name << ", compute capability "
         << gpu.arch.capability() << ", " << gpu.memory_bytes / (1024 * 1024) << " MiB\n";
   }
-  return kExitOk;
 }
 
 void write_text(const std::string& path, const std::string& text, std::ostream& out) {
   if (path == "-") {
-    out << text;
-    if (!text.empty() && text.back() != '\n') out << '\n';
-    out.flush();
+    write_checked(out, text);
+    if (!text.empty() && text.back() != '\n') write_checked(out, "\n");
     return;
   }
   write_file_atomically(path, std::vector<std::uint8_t>(text.begin(), text.end()),
@@ -167,11 +166,27 @@ Plan plan_of(const Request& r) {
   Plan plan = plan_batch(r.batch);
   if (plan.jobs.empty())
     throw UsageError("no images to blur: the inputs hold no image files gpublur reads");
-  make_output_directory(r.batch.output_dir);  // once, not a failure per file
   // Collisions were checked over the whole batch, so every part agrees on every output.
   plan.total = plan.jobs.size();
   if (r.shard) plan.jobs = shard(plan.jobs, r.shard->index, r.shard->count);
   return plan;
+}
+
+// A batch that --device gpu or --codec gpu cannot run (no GPU, no nvJPEG) is said once, before
+// any work, not once a file. Only the finding is waited for, not the GPUs' start-up. (A single
+// image's one error is the same either way, and it keeps its start-up beside its decode.)
+void require_gpus(const Request& r, JpegCodec codec, BlurDevice& device) {
+  const bool gpu = r.device == DeviceChoice::kGpu, jpeg = codec == JpegCodec::kGpu;
+  if (r.single || (!gpu && !jpeg)) return;
+  std::string why;
+  if (!device.found(why)) {
+    throw Error(gpu ? "no usable GPU: " + why + " (leave out --device gpu to blur on the CPU)"
+                    : "--codec gpu: no GPU: " + why +
+                          "; leave out --codec gpu to use the CPU's JPEG codec");
+  }
+  if (jpeg && !gpu_jpeg_available(why)) {
+    throw Error("--codec gpu: " + why + "; leave out --codec gpu to use the CPU's JPEG codec");
+  }
 }
 
 int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
@@ -201,6 +216,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
       starts_gpu_jpeg(codec.codec, jobs.size()));
+  require_gpus(r, codec.codec, device);
+  if (!r.single) make_output_directory(r.batch.output_dir);  // once, not a failure per file
   PipelineSettings settings;
   settings.blur = r.blur;
   settings.encode = r.write;
@@ -210,10 +227,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
   settings.codec = codec.codec;
-  {
-    const StopSignals signals;
-    run_pipeline(jobs, settings, device, reporter);
-  }
+  const StopSignals signals;  // to the end: the dumps and the report, too, finish whole
+  run_pipeline(jobs, settings, device, reporter);
   std::string why;
   GpuPool* pool = r.device == DeviceChoice::kCpu ? nullptr : device.gpus(why);
   const std::vector<GpuWorkerStats> stats = pool ? pool->stats() : std::vector<GpuWorkerStats>{};
@@ -228,7 +243,9 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
     kernel = kernel_json(r, file, kernels);
   }
   reporter.finish(stats, used, kernel);
+  // A stop signal first: it may be what interrupted a write to standard output (EINTR).
   if (const int signal_number = stop_signal()) return 128 + signal_number;
+  if (const std::optional<StdoutError>& e = reporter.output_error()) throw *e;
   const RunTotals& totals = reporter.totals();
   if (totals.failed == 0) return kExitOk;
   return r.single ? totals.exit_code : kExitFailure;
@@ -250,7 +267,9 @@ bool one_work_queue_suffices(const Request& r) {
 int run(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd context_at_end) {
   switch (r.action) {
     case Request::Action::kVersion:
-      return print_version(out);
+      print_version(out);
+      flush_checked(out);
+      return kExitOk;
     case Request::Action::kCompile:
       return compile_only(r, out, err);
     case Request::Action::kBlur:

@@ -32,7 +32,8 @@ bool one_work_queue_suffices(const Request& request);
 /// --verbose) and writes --json and dumps asked for "-" to `out`. Returns the exit code: 0, 1 if a
 /// file failed (2 where a single image's request cannot be done), 128 + the signal's number
 /// after a stop signal. Throws gpublur::Error for what stops the whole run (usage, no GPU for
-/// --device gpu with nothing to blur, ...).
+/// --device gpu with nothing to blur, ...), StdoutError where `out` could not be written (a
+/// batch stops at the first such failure).
 int run(const Request& request, std::ostream& out, std::ostream& err,
         ContextAtEnd context_at_end = ContextAtEnd::kRelease);
 

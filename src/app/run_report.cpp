@@ -4,22 +4,33 @@
 #include <cstdio>
 #include <ostream>
 
+#include "base/utf8.hpp"
+
 namespace gpublur {
 
 std::string json_string(const std::string& text) {
   std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
+  char escape[8];
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n == 0) {  // a byte that is not UTF-8 (>= 0x80): a lone surrogate, as PEP 383 has it
+      std::snprintf(escape, sizeof escape, "\\u%04x",
+                    0xdc00u + static_cast<unsigned char>(text[i]));
+      out += escape;
+      ++i;
+      continue;
+    }
+    const char32_t c = utf8_code_point(text, i, n);
     if (c == '"' || c == '\\') {
       out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
+      out += static_cast<char>(c);
+    } else if (is_control(c)) {
+      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(c));
+      out += escape;
     } else {
-      out += ch;
+      out.append(text, i, n);
     }
+    i += n;
   }
   return out + "\"";
 }

@@ -27,7 +27,10 @@ struct RunReport {
   std::string to_json() const;
 };
 
-/// JSON string literal for `text`, quotes and escapes included.
+/// JSON string literal for `text`, quotes and escapes included, valid UTF-8 whatever `text`
+/// holds: its UTF-8 as it is, control characters (C0, DEL, C1) as \u00XX, and each byte that is
+/// not UTF-8 as a lone surrogate \udcXX (PEP 383's "surrogateescape"), so that a path comes back
+/// byte for byte: Python's os.fsencode(json.loads(line)["input"]).
 std::string json_string(const std::string& text);
 
 }  // namespace gpublur

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -13,6 +15,9 @@ enum ExitCode : int {
   kExitOk = 0,
   kExitFailure = 1,  // I/O, CUDA, NVRTC and internal errors
   kExitUsage = 2,    // bad command line: fix the arguments and run again
+  // Standard output's reader went away (EPIPE: `gpublur ... --json | head`): 128 + SIGPIPE, the
+  // status a shell shows for a process SIGPIPE ended, which scripts already expect of a pipe.
+  kExitClosedOutput = 141,
 };
 
 /// The function a checking macro's call text names, for its error message: the last call of
@@ -54,6 +59,23 @@ class UsageError : public Error {
 class IoError : public Error {
  public:
   using Error::Error;
+};
+
+/// Standard output could not be written: its reader went away (EPIPE; exit code
+/// kExitClosedOutput) or it failed otherwise (a full disk: ENOSPC; exit code 1).
+class StdoutError : public IoError {
+ public:
+  /// `error_number`: errno of the failed write; 0 where it is not known.
+  explicit StdoutError(int error_number)
+      : IoError(std::string("cannot write to standard output") +
+                (error_number ? std::string(": ") + std::strerror(error_number) : "")),
+        error_number_(error_number) {}
+  int exit_code() const noexcept override {
+    return error_number_ == EPIPE ? kExitClosedOutput : kExitFailure;
+  }
+
+ private:
+  int error_number_;
 };
 
 /// A CUDA Driver API call failed; the message names the CUresult and what gpublur was doing.

@@ -1,20 +1,20 @@
-// number_text.hpp — a double as text, printf's "%.Ng" (what an ostream with that precision
-// writes). Not through iostreams: in a Python process that has imported NumPy 2.5 (the device
-// machine's), formatting a double through std::ostream crashed gpublur's module; the C library's
-// snprintf is untouched by that.
+// number_text.hpp — a double as a person writes it: the shortest text that reads back as the same
+// double (std::to_chars), so --json and messages say 1.4, not 1.3999999999999999, and 1e+308,
+// not its 309 digits. Not through iostreams: in a Python process that has imported NumPy 2.5 (the
+// device machine's), formatting a double through std::ostream crashed gpublur's module.
 #pragma once
 
-#include <cstdio>
+#include <charconv>
 #include <string>
 
 namespace gpublur {
 
-/// `value` with `digits` significant digits, e.g. number_text(1.5) == "1.5",
-/// number_text(0.1, 17) == "0.10000000000000001".
-inline std::string number_text(double value, int digits = 6) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*g", digits, value);
-  return text;
+/// `value` in the fewest digits that give it back exactly, e.g. number_text(0.1) == "0.1",
+/// number_text(1e308) == "1e+308"; "nan" and "inf" as they are.
+inline std::string number_text(double value) {
+  char text[32];  // the longest shortest form, "-2.2250738585072014e-308", has 24
+  const std::to_chars_result end = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, end.ptr);
 }
 
 }  // namespace gpublur

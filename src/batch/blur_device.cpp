@@ -36,6 +36,22 @@ std::vector<GpuInfo> selected(const std::vector<GpuInfo>& all, const std::vector
   return chosen;
 }
 
+// The GPUs to start, or none and `why` (no driver, no GPU, none of those --devices names, no
+// NVRTC, without which nothing can run on a GPU).
+std::vector<GpuInfo> usable_gpus(const std::vector<int>& ordinals, std::size_t jobs,
+                                 std::string& why) {
+  const std::vector<GpuInfo> all = probe_gpus(why);
+  const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, why);
+  if (gpus.empty()) return gpus;
+  try {
+    nvrtc_version();
+  } catch (const Error& e) {
+    why = e.what();
+    return {};
+  }
+  return gpus;
+}
+
 }  // namespace
 
 struct BlurDevice::Started {
@@ -47,24 +63,27 @@ BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size
                        KernelLibrary& kernels, std::function<void(const std::string&)> announce,
                        bool release_contexts, bool jpeg_workers)
     : choice_(choice), announce_(std::move(announce)) {
-  if (choice == DeviceChoice::kCpu) return;
-  starting_ = std::async(std::launch::async, [ordinals = std::move(ordinals), jobs, &kernels,
+  if (choice == DeviceChoice::kCpu) {
+    found_.set_value("--device cpu");
+    return;
+  }
+  starting_ = std::async(std::launch::async, [this, ordinals = std::move(ordinals), jobs, &kernels,
                                               release_contexts, jpeg_workers] {
     auto s = std::make_shared<Started>();
-    const std::vector<GpuInfo> all = probe_gpus(s->why);
-    const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, s->why);
-    if (gpus.empty()) return s;
+    std::vector<GpuInfo> gpus;
     try {
-      nvrtc_version();  // without NVRTC nothing can run on a GPU
-    } catch (const Error& e) {
-      s->why = e.what();
-      return s;
+      gpus = usable_gpus(ordinals, jobs, s->why);
+    } catch (...) {
+      found_.set_exception(std::current_exception());
+      throw;
     }
+    found_.set_value(gpus.empty() ? s->why : std::string());
+    if (gpus.empty()) return s;
     GpuPoolOptions options;
     options.release_contexts = release_contexts;
     options.codec = gpu_jpeg_codec();
     options.codec_workers = jpeg_workers;
-    s->pool = std::make_unique<GpuPool>(gpus, kernels, std::move(options));
+    s->pool = std::make_unique<GpuPool>(gpus, kernels, options);
     if (!s->pool->wait_ready(s->why)) s->pool.reset();
     return s;
   });
@@ -90,6 +109,11 @@ GpuPool* BlurDevice::gpus_if_started() {
     return nullptr;
   }
   return starting_.get()->pool.get();
+}
+
+bool BlurDevice::found(std::string& why) {
+  why = found_result_.get();
+  return why.empty();
 }
 
 bool BlurDevice::used_cpu() const {

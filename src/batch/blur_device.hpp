@@ -51,6 +51,11 @@ class BlurDevice {
   /// The pool if the GPUs' start-up is over and one is usable; else nullptr, without waiting.
   GpuPool* gpus_if_started();
 
+  /// Waits only until the GPUs are found (the driver, the GPUs --devices names, NVRTC), not for
+  /// their contexts: whether there are GPUs to start, as far as can be known before any work
+  /// (else false, and `why` says why). Throws what finding them threw.
+  bool found(std::string& why);
+
   /// Whether some image was blurred on the CPU / on a GPU.
   bool used_cpu() const;
 
@@ -59,6 +64,8 @@ class BlurDevice {
   void blur_on_cpu(PreparedImage& image, FileResult& result);
   const DeviceChoice choice_;
   const std::function<void(const std::string&)> announce_;
+  std::promise<std::string> found_;  // empty: GPUs found; else why none
+  std::shared_future<std::string> found_result_ = found_.get_future().share();
   std::shared_future<std::shared_ptr<Started>> starting_;  // any thread may look
   std::once_flag announce_once_;
   mutable std::mutex mutex_;  // guards the flags below

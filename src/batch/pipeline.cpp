@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "base/atomic_file.hpp"
+#include "base/standard_output.hpp"
 #include "base/stop_signals.hpp"
 #include "batch/jpeg_route.hpp"
 #include "batch/prepared_image.hpp"
@@ -90,6 +91,8 @@ void stage(Item& item, F&& work) {
   }
   try {
     work();
+  } catch (const Stopped&) {  // a read that gave up: the file is undone, not failed
+    item.result.status = FileResult::Status::kInterrupted;
   } catch (const Error& e) {
     item.result.status = FileResult::Status::kFailed;
     item.result.error = printable(e.what());
@@ -241,10 +244,7 @@ std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeO
 void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
                   Durability durability) {
   if (path == "-") {
-    std::cout.write(reinterpret_cast<const char*>(bytes.data()),
-                    static_cast<std::streamsize>(bytes.size()));
-    std::cout.flush();
-    if (!std::cout) throw IoError("cannot write to standard output");
+    write_checked(std::cout, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
     return;
   }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();

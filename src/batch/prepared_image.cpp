@@ -43,7 +43,7 @@ PreparedImage prepare_image(DecodedImage&& d, const BlurParameters& parameters,
     d.bits = 8;
     r.warning = "HDR input reduced to 8 bits (gamma 2.2, clamped); write .hdr to keep it";
   } else if (traits.floating_point) {
-    throw UsageError("an " + std::to_string(d.bits) +
+    throw UsageError((d.bits == 8 ? "an 8" : "a " + std::to_string(d.bits)) +
                      "-bit image cannot be written as .hdr; HDR output needs HDR input");
   }
   if (d.bits == 16 && !traits.sixteen_bit) {

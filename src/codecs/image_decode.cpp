@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "base/errors.hpp"
+#include "base/stop_signals.hpp"
+#include "base/utf8.hpp"
 #include "codecs/bmp_codec.hpp"
 #include "codecs/gif_decode.hpp"
 #include "codecs/hdr_codec.hpp"
@@ -50,8 +52,9 @@ std::vector<std::uint8_t> read_all(int fd, const std::string& path, std::uint64_
       if (bytes.size() >= kMaxFileBytes) cannot_read(path, "larger than 4 GiB");
       bytes.resize(std::max<std::size_t>(bytes.size() * 2, 1 << 16));
     }
+    wait_readable(fd);  // a pipe or FIFO may wait for ever: a stop signal ends the wait
     const ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (n < 0) cannot_read(path, std::strerror(errno));
     if (n == 0) break;
     done += static_cast<std::size_t>(n);
@@ -60,38 +63,23 @@ std::vector<std::uint8_t> read_all(int fd, const std::string& path, std::uint64_
   return bytes;
 }
 
-// Appends the UTF-8 sequence at text[i] if it is one (returns its length), else 0.
-std::size_t utf8_sequence(const std::string& text, std::size_t i) {
-  const auto c = static_cast<unsigned char>(text[i]);
-  const std::size_t length = c >= 0xf0 && c < 0xf5   ? 4
-                             : c >= 0xe0             ? 3
-                             : c >= 0xc2 && c < 0xe0 ? 2
-                                                     : 0;
-  if (length == 0 || i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return 0;
-  }
-  return length;
-}
-
 }  // namespace
 
 std::string printable(const std::string& text) {
   static const char kHex[] = "0123456789abcdef";
   std::string out;
   for (std::size_t i = 0; i < text.size();) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c >= 0x20 && c < 0x7f) {
-      out += static_cast<char>(c);
-      ++i;
-    } else if (const std::size_t n = c >= 0x80 ? utf8_sequence(text, i) : 0) {
+    const std::size_t n = utf8_sequence(text, i);
+    if (n > 0 && !is_control(utf8_code_point(text, i, n))) {
       out.append(text, i, n);
       i += n;
-    } else {
+      continue;
+    }
+    for (const std::size_t end = i + std::max<std::size_t>(n, 1); i < end; ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
       out += "\\x";
       out += kHex[c >> 4];
       out += kHex[c & 15];
-      ++i;
     }
   }
   return out;
@@ -99,7 +87,8 @@ std::string printable(const std::string& text) {
 
 std::vector<std::uint8_t> read_file(const std::string& path) {
   if (path == "-") return read_all(STDIN_FILENO, "standard input", 0);
-  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO would wait for a writer, where no stop signal could end the wait.
+  const int raw = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (raw < 0) cannot_read(path, std::strerror(errno));
   const Fd fd(raw);
   struct stat info {};

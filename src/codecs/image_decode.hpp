@@ -29,8 +29,10 @@ DecodedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::str
 /// read_file, then decode_image.
 DecodedImage read_image(const std::string& path, const DecodeLimits& limits = {});
 
-/// A text safe to print on a terminal: control bytes and bytes that are not UTF-8 as \xNN, so
-/// nothing a file or its name holds reaches the terminal raw.
+/// A text safe to print on a terminal: well-formed UTF-8 as it is, but control characters (C0,
+/// DEL, C1) and bytes that are not UTF-8 (utf8.hpp) as \xNN, byte by byte, so nothing a file or
+/// its name holds reaches the terminal raw, and the result is UTF-8. printable(printable(t)) ==
+/// printable(t).
 std::string printable(const std::string& text);
 
 }  // namespace gpublur

@@ -1,6 +1,7 @@
 // kernel_library.cpp — one compile per kernel, behind a shared future.
 #include "gpu/kernel_library.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -57,7 +58,14 @@ std::shared_ptr<const CompiledBlur> KernelLibrary::build(const BlurSpec& spec, S
   blur->cache = compile_cached(blur->kernel, plan, store, identity, compile_kernel, skip_lookup);
   blur->ms = ms_since(start);
   say_(describe(*blur, store), false);
-  if (!blur->cache.compiled.log.empty()) say_("NVRTC says:\n" + blur->cache.compiled.log, false);
+  if (!blur->cache.compiled.log.empty()) {
+    say_("NVRTC says:", false);  // a line at a time: a message is one line, escaped
+    const std::string& log = blur->cache.compiled.log;
+    for (std::size_t at = 0, end = 0; at < log.size(); at = end + 1) {
+      end = std::min(log.find('\n', at), log.size());
+      say_("  " + log.substr(at, end - at), false);
+    }
+  }
   if (!blur->cache.store_problem.empty()) {
     say_("kernel cache not written (" + blur->cache.store_problem + "); continuing", true);
   }

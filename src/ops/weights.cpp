@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "base/errors.hpp"
+#include "base/number_text.hpp"
 
 namespace gpublur {
 namespace {
@@ -64,7 +65,7 @@ double sigma_for_size(int size) { return 0.3 * ((size - 1) * 0.5 - 1.0) + 0.8; }
 Weights make_weights(int size, double sigma, int bits) {
   if (size < 1 || size % 2 == 0 || size > kMaxKernelSize || !(sigma > 0) || !std::isfinite(sigma)) {
     throw InternalError("make_weights: invalid size " + std::to_string(size) + " or sigma " +
-                        std::to_string(sigma));
+                        number_text(sigma));
   }
   if (bits != kWeightBits && bits != kWeightBits16) {
     throw InternalError("make_weights: unsupported precision " + std::to_string(bits));

@@ -139,6 +139,22 @@ TEST_CASE("bad values are usage errors that say what to do", "[cli]") {
                       "444, 422 or 420");
   require_usage_error({"a.png", "b.jpg", "--size", "3", "--jpeg-quality", "0"},
                       "--jpeg-quality must be 1 to 100");
+  // oneTBB aborted at 100000 threads (pthread_create); the largest unsigned ran out of memory.
+  for (const char* threads : {"1025", "100000", "4294967295"}) {
+    require_usage_error({"in", "-o", "out", "--size", "3", "--threads", threads},
+                        "--threads must be 1 to 1024 (got " + std::string(threads) + ")");
+  }
+  CHECK(request({"in", "-o", "out", "--size", "3", "--threads", "1024"}).threads == 1024);
+  CHECK(request({"in", "-o", "out", "--size", "3", "--threads", "0"}).threads == 0);
+  // An absurd sigma is said as it was written, not in its 309 digits.
+  try {
+    parse({"a.png", "b.png", "--sigma", "1e308"});
+    FAIL("expected a usage error");
+  } catch (const UsageError& e) {
+    CHECK_THAT(e.what(), Catch::StartsWith("--sigma 1e+308 would need a kernel wider than 4095"));
+    CHECK(std::string(e.what()).size() < 120);
+  }
+  require_usage_error({"a.png", "b.png", "--sigma", "1000.5"}, "--sigma 1000.5 would need");
 }
 
 TEST_CASE("bad choices are errors that list the choices", "[cli]") {

@@ -74,6 +74,26 @@ GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "--device gpu without a GPU" 
 contains "$work/stderr" "no usable GPU" "--device gpu message"
 [ ! -e "$work/gpu.png" ] && pass || fail "--device gpu failure left a file"
 
+# What holds for a whole batch is said once, not once a file: no GPU for --device gpu or
+# --codec gpu (before any work: no output directory made), and an error or warning that repeats
+# word for word (8-bit inputs for --format hdr), with its count at the end.
+mkdir -p "$work/five"
+for i in 1 2 3 4 5; do cp "$samples/edges.png" "$work/five/e$i.png"; done
+cp "$samples/gradient16.png" "$work/five/g16.png"
+GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 expect 1 "batch, --device gpu without a GPU" -- \
+  "$work/five" -o "$work/five-gpu" --size 3 --device gpu
+[ "$(wc -l <"$work/stderr")" -eq 1 ] && pass || fail "--device gpu, a batch: not one line: $(cat "$work/stderr")"
+contains "$work/stderr" "no usable GPU" "--device gpu, a batch"
+[ ! -e "$work/five-gpu" ] && pass || fail "--device gpu, a batch: began before the GPU was found"
+GPUBLUR_LIBCUDA=/nonexistent/libcuda.so.1 GPUBLUR_NVJPEG=/nonexistent/libnvjpeg.so.13 \
+  expect 1 "batch, --codec gpu without a GPU" -- "$work/five" -o "$work/five-jpeg" --size 3 --codec gpu --format jpg
+[ "$(wc -l <"$work/stderr")" -eq 1 ] && pass || fail "--codec gpu, a batch: not one line: $(cat "$work/stderr")"
+contains "$work/stderr" "leave out --codec gpu" "--codec gpu, a batch"
+expect 1 "8-bit batch to --format hdr" -- "$work/five" -o "$work/five-hdr" --size 3 --format hdr
+[ "$(grep -c 'an 8-bit image cannot be written as .hdr' "$work/stderr")" -eq 2 ] && pass || fail "8-bit to hdr: not said once and counted: $(cat "$work/stderr")"
+contains "$work/stderr" "HDR output needs HDR input (5 files)" "8-bit to hdr, counted"
+contains "$work/stderr" "g16.png: a 16-bit image cannot be written as .hdr" "16-bit to hdr, named"
+
 # The worker process (src/detached_exit.hpp): a blur that may use a GPU runs in a child. Output
 # read through a pipe ends with the command, whole; --no-detach gives the same bytes; on a GPU,
 # --verbose names the worker left to release it.
@@ -87,6 +107,43 @@ fi
 expect 0 "--no-detach" -- "$samples/edges.png" "$work/waited.png" --size 7 --sigma 1.5 --no-detach -v
 cmp -s "$work/waited.png" "$work/cpu.png" && pass || fail "--no-detach output differs"
 if grep -qF "goes on to release" "$work/stderr"; then fail "--no-detach detached"; else pass; fi
+
+# One SIGTERM ends a run that waits on its input at once (as `timeout`, systemd and Kubernetes
+# send one, then SIGKILL): a pipe whose writer stays silent (`sleep 30 | gpublur - ...`), a FIFO
+# no one opens for writing. Exit 143, no output, no temporary. Three tries each, the signal half
+# a second in; 5 s allowed for a slow machine (before, the run waited as long as the writer).
+stopped_promptly() {  # DESCRIPTION ARGS... (stdin is the test's)
+  local what=$1
+  shift
+  local try start pid code elapsed
+  for try in 1 2 3; do
+    start=$(date +%s%N)
+    "$bin" "$@" 0<&0 2>"$work/stderr" &  # (not /dev/null, as for a command put in the background)
+    pid=$!
+    sleep 0.5
+    kill -TERM "$pid"
+    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+    elapsed=$((($(date +%s%N) - start) / 1000000))
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -KILL "$pid"
+      fail "$what: still running ${elapsed} ms after SIGTERM (try $try)"
+    fi
+    wait "$pid"
+    code=$?
+    [ "$code" -eq 143 ] && pass || fail "$what: exit $code after SIGTERM, expected 143 (try $try): $(cat "$work/stderr")"
+    [ ! -e "$work/stopped.png" ] && [ -z "$(find "$work" -name '.*gpublur-*')" ] && pass || fail "$what: left a file"
+  done
+}
+mkfifo "$work/silent" "$work/unopened"
+sleep 30 >"$work/silent" &
+writer=$!
+stopped_promptly "silent pipe on stdin" - "$work/stopped.png" --format png --size 3 <"$work/silent"
+stopped_promptly "silent pipe, --no-detach" - "$work/stopped.png" --format png --size 3 --no-detach <"$work/silent"
+kill "$writer"
+wait "$writer" 2>/dev/null
+stopped_promptly "FIFO with no writer" "$work/unopened" "$work/stopped.png" --size 3
+stopped_promptly "FIFO with no writer, a batch" "$work/unopened" -o "$work/stopped" --format png --size 3
+[ ! -e "$work/stopped" ] || [ -z "$(ls -A "$work/stopped")" ] && pass || fail "a stopped batch wrote"
 
 # 16-bit PNG in, 16-bit PNG out; to another format the image is converted to 8 bits, which
 # --verbose reports.
@@ -215,6 +272,96 @@ contains "$work/stderr" "would replace its input" "output is the input"
 ln "$work/self.png" "$work/self-hard.png"
 expect 2 "output a hard link of the input" -- "$work/self.png" "$work/self-hard.png" --size 7
 cmp -s "$work/self.png" "$samples/edges.png" && pass || fail "the input was overwritten"
+# Standard output that cannot be written (a reader gone: EPIPE; a full disk: /dev/full) is one
+# error line with its reason and code (141 for a closed pipe, else 1), never a silent exit 0 or
+# a death by SIGPIPE; a batch stops there, leaving no temporary.
+mkdir -p "$work/many"
+for i in $(seq 1 40); do cp "$samples/edges.png" "$work/many/e$i.png"; done
+closed_pipe() {  # ARGS...: runs gpublur with stdout a pipe whose reader has already gone
+  python3 -c 'import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)
+sys.exit(subprocess.run(sys.argv[1:], stdout=w).returncode)' "$bin" "$@"
+}
+stdout_failure() {  # CODE REASON DESCRIPTION (after a run that wrote stderr to $work/stderr)
+  [ "$got" -eq "$1" ] && pass || fail "$3: exit $got, expected $1: $(cat "$work/stderr")"
+  contains "$work/stderr" "gpublur: error: cannot write to standard output: $2" "$3"
+  [ "$(grep -c 'cannot write to standard output' "$work/stderr")" -eq 1 ] && pass || fail "$3: said more than once"
+  [ -z "$(find "$work" -name '.*gpublur-*')" ] && pass || fail "$3: left a temporary file"
+}
+if command -v python3 >/dev/null; then
+  closed_pipe "$work/many" -o "$work/piped-batch" --size 3 --json 2>"$work/stderr"
+  got=$?
+  stdout_failure 141 "Broken pipe" "batch --json to a closed pipe"
+  blurred=$(sed -n 's/^gpublur: \([0-9]*\) blurred.*/\1/p' "$work/stderr")
+  [ -n "$blurred" ] && [ "$blurred" -lt 40 ] && pass || fail "batch to a closed pipe went on: ${blurred:-?} of 40 blurred"
+  closed_pipe "$samples/edges.png" "$work/piped.png" --size 3 --json 2>"$work/stderr"
+  got=$?
+  stdout_failure 141 "Broken pipe" "--json to a closed pipe"
+fi
+"$bin" "$samples/edges.png" - --format png --png-level 0 --size 3 2>"$work/stderr" | head -c 10 >/dev/null
+got=${PIPESTATUS[0]}  # 160 KB: more than the pipe holds once head has gone
+stdout_failure 141 "Broken pipe" "an image to '| head -c 10'"
+"$bin" "$work/many" -o "$work/full-batch" --size 3 --json >/dev/full 2>"$work/stderr"
+got=$?
+stdout_failure 1 "No space left on device" "batch --json to /dev/full"
+for args in "--version" "--help" "--arch sm_90 --size 3 --dump-source -" \
+  "$samples/edges.png $work/full.png --size 3 --json" "$samples/edges.png - --format png --size 3"; do
+  # shellcheck disable=SC2086 # (the arguments hold no spaces)
+  "$bin" $args >/dev/full 2>"$work/stderr"
+  got=$?
+  stdout_failure 1 "No space left on device" "$args to /dev/full"
+done
+
+# Odd file names: --json's lines are valid UTF-8 JSON whose "input" and "output" give back each
+# name's bytes (os.fsencode: non-UTF-8 bytes are lone surrogates, PEP 383), and stderr holds no
+# raw control byte (C1's CSI included) and no byte that is not UTF-8.
+if command -v python3 >/dev/null; then
+  python3 -X utf8 - "$samples/edges.png" "$work/odd" <<'EOF_PY' && pass || fail "odd names: could not make them"
+import os, shutil, sys
+os.makedirs(os.fsencode(sys.argv[2]))
+names = [b"bad\xff.png", b"c1\xc2\x9b31m.png", b"esc\x1b[31m.png", b"new\nline.png", b"caf\xc3\xa9.png",
+         b"overlong\xc0\xaf.png", b"surrogate\xed\xa0\x80.png", b"emoji\xf0\x9f\x98\x80.png",
+         b"quote\".png", b"back\\slash.png", b"tab\t.png", b"del\x7f.png", b"cut\xe2\x82.png"]
+for name in names:
+    shutil.copy(sys.argv[1], os.path.join(os.fsencode(sys.argv[2]), name))
+open(os.path.join(os.fsencode(sys.argv[2]), b"text\x1b\xc2\x9b\xff.png"), "wb").write(b"not an image")
+EOF_PY
+  "$bin" "$work/odd" -o "$work/odd-out" --size 3 --json -v >"$work/stdout" 2>"$work/stderr"
+  [ "$?" -eq 1 ] && pass || fail "odd names: exit code (one file is text): $(cat "$work/stderr")"
+  python3 -X utf8 - "$work/odd" "$work/odd-out" "$work/stdout" "$work/stderr" <<'EOF_PY' && pass || fail "odd names: JSON or stderr"
+import json, os, sys
+src, dst = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+lines = open(sys.argv[3], "rb").read().decode("utf-8").rstrip("\n").split("\n")  # strict UTF-8
+files = [json.loads(line) for line in lines[:-1]]
+assert "summary" in json.loads(lines[-1])
+inputs = sorted(os.fsencode(f["input"]) for f in files)
+assert inputs == sorted(os.path.join(src, n) for n in os.listdir(src)), inputs
+for f in files:
+    name = os.path.basename(os.fsencode(f["input"]))
+    assert os.fsencode(f["output"]) == os.path.join(dst, name), f
+    assert f["status"] == ("failed" if name.startswith(b"text") else "done"), f
+    assert f["status"] == "failed" or os.path.isfile(os.fsencode(f["output"])), f
+err = open(sys.argv[4], "rb").read().decode("utf-8")  # strict
+bad = [c for c in err if c != "\n" and (ord(c) < 0x20 or 0x7f <= ord(c) < 0xa0)]
+assert not bad, bad
+assert "\\x1b\\xc2\\x9b\\xff.png" in err, err
+EOF_PY
+fi
+
+# Option values and paths in messages: no raw control byte (ESC, C1's CSI) reaches stderr.
+esc=$'\x1b[31m' csi=$'\xc2\x9b31m' in="$samples/edges.png"
+for args in "$in|o${esc}.xyz|--size|3" "$in|o.png|--size|3|--format|p${esc}" \
+  "$in|o.png|--size|3|--border|c${csi}" "$in|-o|d|--size|3|--shard|1${esc}/2" \
+  "$in|o.png|--size|3${esc}" "$in|$work/no${esc}/o.png|--size|3"; do
+  IFS='|' read -r -a argv <<<"$args"
+  "$bin" "${argv[@]}" >/dev/null 2>"$work/stderr"
+  contains "$work/stderr" "gpublur: error: " "an odd value: ${argv[*]}"
+  if LC_ALL=C grep -q $'\x1b\|\xc2\x9b' "$work/stderr"; then fail "raw control byte on stderr: $args"; else pass; fi
+done
+SLURM_ARRAY_TASK_ID="3$esc" expect 2 "an odd shard variable" -- "$in" -o "$work/d" --size 3 --shard auto
+if LC_ALL=C grep -q $'\x1b' "$work/stderr"; then fail "raw control byte on stderr from the shard's variables"; else pass; fi
+contains "$work/stderr" "SLURM_ARRAY_TASK_ID='3\x1b[31m'" "the shard's variables, escaped"
 
 # Bad input: one line, the documented code, no output file, an existing output untouched.
 printf 'this is text\n' >"$work/text.png"
@@ -241,6 +388,7 @@ check_failure 1 "missing output directory" "$samples/edges.png" "$work/missing/n
 check_failure 2 "unknown output extension" "$samples/edges.png" "$work/new.gif" --size 7
 check_failure 2 "unknown option" "$samples/edges.png" "$work/new.png" --size 7 --bogus
 check_failure 2 "--png-level 13" "$samples/edges.png" "$work/existing.png" --size 7 --png-level 13
+check_failure 2 "--threads 100000" "$samples/edges.png" "$work/new.png" --size 7 --threads 100000
 
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
