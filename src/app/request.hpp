@@ -52,6 +52,7 @@ struct Request {
   JpegCodec codec = JpegCodec::kAuto;  // --codec: who decodes and encodes JPEG
   std::vector<int> devices;  // GPU ordinals (an ordinal twice: two workers); empty: every GPU
   unsigned threads = 0;      // CPU threads; 0: all the process may use
+  unsigned processes = 0;    // a batch's processes (process_lanes.hpp); 0: as the batch needs
   Target target = Target::kCubin;
   KernelVariant kernel = KernelVariant::kAuto;
   std::optional<Arch> arch;                // compile for this instead of the GPU's

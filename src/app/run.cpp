@@ -2,6 +2,9 @@
 #include "app/run.hpp"
 #include "base/number_text.hpp"
 
+#include <tbb/info.h>
+
+#include <algorithm>
 #include <ostream>
 
 #include "app/reporter.hpp"
@@ -14,9 +17,11 @@
 #include "batch/blur_device.hpp"
 #include "batch/jpeg_route.hpp"
 #include "batch/pipeline.hpp"
+#include "batch/process_lanes.hpp"
 #include "batch/prepared_image.hpp"
 #include "codecs/image_decode.hpp"
 #include "codegen/codegen.hpp"
+#include "gpu/gpu_count.hpp"
 #include "gpu/kernel_library.hpp"
 #include "jit/nvrtc.hpp"
 #include "nvjpeg/gpu_jpeg.hpp"
@@ -189,6 +194,78 @@ void require_gpus(const Request& r, JpegCodec codec, BlurDevice& device) {
   }
 }
 
+PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
+  PipelineSettings settings;
+  settings.blur = r.blur;
+  settings.encode = r.write;
+  settings.limits = r.limits;
+  settings.strip_metadata = r.strip;
+  settings.skip_existing = r.skip_existing;
+  settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
+  settings.threads = r.threads;
+  settings.codec = codec;
+  return settings;
+}
+
+// The GPU of each process a batch runs in (process_lanes.hpp; -1: any), or none to run here.
+// The GPUs are counted without initializing CUDA, which the processes could then not use.
+std::vector<int> lanes_of(const Request& r, JpegCodec codec, std::size_t jobs) {
+  if (r.single || jobs < 2) return {};
+  std::vector<int> gpus = r.devices;
+  if (gpus.empty() && r.device != DeviceChoice::kCpu) {
+    for (int i = 0, n = visible_gpu_count(); i < n; ++i) gpus.push_back(i);
+  }
+  std::size_t count = r.processes;
+  if (count == 0) {  // one per GPU where nvJPEG decodes on several: one process decodes on one
+    const bool nvjpeg = codec != JpegCodec::kCpu && r.device != DeviceChoice::kCpu;
+    count = nvjpeg && gpus.size() > 1 ? gpus.size() : 1;
+  }
+  count = std::min(count, jobs);
+  std::vector<int> lanes;
+  for (std::size_t k = 0; count > 1 && k < count; ++k)
+    lanes.push_back(gpus.empty() ? -1 : gpus[k % gpus.size()]);
+  return lanes;
+}
+
+// One process's share of a batch (in a child: process_lanes.hpp).
+LaneReport run_lane(const Request& r, JpegCodec codec, const std::vector<Job>& jobs, int gpu,
+                    std::size_t lanes, FileObserver& observer, const SayLine& say) {
+  KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
+    say(line, warning, !warning);
+  });
+  BlurDevice device(
+      r.device, gpu >= 0 ? std::vector<int>{gpu} : std::vector<int>{}, jobs.size(), kernels,
+      [&](const std::string& line) { say(line, false, false); }, false,
+      starts_gpu_jpeg(codec, jobs.size()));
+  PipelineSettings settings = pipeline_settings(r, codec);
+  const auto cores = static_cast<std::size_t>(r.threads ? static_cast<int>(r.threads)
+                                                       : tbb::info::default_concurrency());
+  settings.threads = static_cast<unsigned>(std::max<std::size_t>(1, cores / lanes));
+  settings.memory_budget /= lanes;
+  run_pipeline(jobs, settings, device, observer);
+  LaneReport report;
+  std::string why;
+  if (GpuPool* pool = r.device == DeviceChoice::kCpu ? nullptr : device.gpus(why))
+    report.stats = pool->stats();
+  report.used_cpu = device.used_cpu();
+  return report;
+}
+
+std::string devices_used(const std::vector<GpuWorkerStats>& stats, bool used_cpu) {
+  long gpu_images = 0;
+  for (const GpuWorkerStats& s : stats) gpu_images += s.images;
+  return gpu_images > 0 ? (used_cpu ? "gpu+cpu" : "gpu") : "cpu";
+}
+
+int exit_code(const Request& r, const Reporter& reporter) {
+  // A stop signal first: it may be what interrupted a write to standard output (EINTR).
+  if (const int signal_number = stop_signal()) return 128 + signal_number;
+  if (const std::optional<StdoutError>& e = reporter.output_error()) throw *e;
+  const RunTotals& totals = reporter.totals();
+  if (totals.failed == 0) return kExitOk;
+  return r.single ? totals.exit_code : kExitFailure;
+}
+
 int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
   const Plan plan = plan_of(r);
   const std::vector<Job>& jobs = plan.jobs;
@@ -206,35 +283,41 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
                      " files in the directories given are not images gpublur reads; passed over",
                  false, true);
   }
-  KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
-    reporter.say(line, warning, !warning);
-  });
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
+  const std::vector<int> lanes = lanes_of(r, codec.codec, jobs.size());
+  if (!lanes.empty()) {
+    reporter.say("the batch in " + std::to_string(lanes.size()) + " processes", false, true);
+    make_output_directory(r.batch.output_dir);
+    const StopSignals signals;
+    const SayLine say = [&](const std::string& line, bool warning, bool verbose_only) {
+      reporter.say(line, warning, verbose_only);
+    };
+    const LaneMain lane = [&](const std::vector<Job>& share, std::size_t k, FileObserver& observer,
+                              const SayLine& lane_say) {
+      return run_lane(r, codec.codec, share, lanes[k], lanes.size(), observer, lane_say);
+    };
+    const bool wait = r.no_detach || at_end == ContextAtEnd::kRelease;
+    if (const auto report = run_in_lanes(jobs, lanes.size(), lane, reporter, say, wait)) {
+      reporter.finish(report->stats, devices_used(report->stats, report->used_cpu), "");
+      return exit_code(r, reporter);
+    }
+  }
+  KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
+    reporter.say(line, warning, !warning);
+  });
   BlurDevice device(
       r.device, r.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
       starts_gpu_jpeg(codec.codec, jobs.size()));
   require_gpus(r, codec.codec, device);
   if (!r.single) make_output_directory(r.batch.output_dir);  // once, not a failure per file
-  PipelineSettings settings;
-  settings.blur = r.blur;
-  settings.encode = r.write;
-  settings.limits = r.limits;
-  settings.strip_metadata = r.strip;
-  settings.skip_existing = r.skip_existing;
-  settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
-  settings.threads = r.threads;
-  settings.codec = codec.codec;
   const StopSignals signals;  // to the end: the dumps and the report, too, finish whole
-  run_pipeline(jobs, settings, device, reporter);
+  run_pipeline(jobs, pipeline_settings(r, codec.codec), device, reporter);
   std::string why;
   GpuPool* pool = r.device == DeviceChoice::kCpu ? nullptr : device.gpus(why);
   const std::vector<GpuWorkerStats> stats = pool ? pool->stats() : std::vector<GpuWorkerStats>{};
-  long gpu_images = 0;
-  for (const GpuWorkerStats& s : stats) gpu_images += s.images;
-  const std::string used = gpu_images > 0 ? (device.used_cpu() ? "gpu+cpu" : "gpu") : "cpu";
   std::string kernel;
   if (r.single) {
     const FileResult& file = reporter.single_result();
@@ -242,13 +325,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
       dump(r, file, kernels, compile_arch(r, pool), out);
     kernel = kernel_json(r, file, kernels);
   }
-  reporter.finish(stats, used, kernel);
-  // A stop signal first: it may be what interrupted a write to standard output (EINTR).
-  if (const int signal_number = stop_signal()) return 128 + signal_number;
-  if (const std::optional<StdoutError>& e = reporter.output_error()) throw *e;
-  const RunTotals& totals = reporter.totals();
-  if (totals.failed == 0) return kExitOk;
-  return r.single ? totals.exit_code : kExitFailure;
+  reporter.finish(stats, devices_used(stats, device.used_cpu()), kernel);
+  return exit_code(r, reporter);
 }
 
 }  // namespace

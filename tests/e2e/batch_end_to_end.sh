@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # batch_end_to_end.sh BIN — the batch form of the real binary on a few hundred small files, some
 # of them broken: outputs, one error line per broken file, the exit code, --json lines, the same
-# bytes as single-file runs; collisions refused up front; --format, --from-list, pipes; a batch
-# interrupted by SIGINT and SIGTERM and resumed with --skip-existing. Input images are drawn by
-# Debian's python3 with OpenCV (scripts/install-deps.sh); skipped (77) without them.
+# bytes as single-file runs, also split over processes; collisions refused up front; --format,
+# --from-list, pipes; a batch interrupted by SIGINT and SIGTERM (also over processes) and resumed
+# with --skip-existing. Inputs are drawn by Debian's python3 with OpenCV (scripts/install-deps.sh);
+# skipped (77) without them.
 set -u
 bin=$1
 python=/usr/bin/python3
@@ -90,6 +91,20 @@ done
 loose=$(find "$work"/umask? \( -type f ! -perm 0640 \) -o \( -type d ! -perm 0750 \) | wc -l)
 check '[ "$loose" -eq 0 ] && [ "$(find "$work"/umask? -type f | wc -l)" -eq 1500 ]' "umask 027: $loose outputs or directories more open"
 rm -rf "$work"/umask?
+# --processes: the batch split over three processes (process_lanes.hpp) writes the same bytes,
+# reports every file once (the broken ones as errors), and sums up as one process would.
+"$bin" "$work/in" -o "$work/lanes" --recursive --sigma 1.5 --processes 3 --json \
+  >"$work/lanes.json" 2>"$work/lanes.err"
+check '[ "$?" -eq 1 ]' "--processes 3: exit 1 for the broken files"
+check 'diff -r "$work/out" "$work/lanes" >/dev/null' "--processes 3 writes the one process's outputs"
+check '[ "$(grep -c "^gpublur: error: " "$work/lanes.err")" -eq 20 ]' "--processes 3: 20 error lines"
+"$python" - "$work/lanes.json" <<'EOF' && pass || fail "--processes 3: --json lines"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+files, summary = lines[:-1], lines[-1]["summary"]
+assert len(files) == 320 and len({f["input"] for f in files}) == 320, len(files)
+assert summary["done"] == 300 and summary["failed"] == 20, summary
+EOF
 
 # --fsync flushes each output before its rename: the same bytes.
 "$bin" "$work/in/a" -o "$work/flushed" --sigma 1.5 --fsync -q 2>/dev/null
@@ -185,9 +200,12 @@ rng = np.random.default_rng(3)
 for i in range(120):
     cv2.imwrite(os.path.join(sys.argv[1], "big%03d.png" % i), rng.integers(0, 255, (600, 800, 3), dtype=np.uint8))
 EOF
-for signal in INT TERM; do
+for run in "INT 1" "TERM 1" "TERM 2"; do
+  set -- $run
+  signal=$1 processes=$2
   rm -rf "$work/resumed"
-  "$bin" "$work/big" -o "$work/resumed" --sigma 4 --threads 2 -q 2>"$work/err" &
+  "$bin" "$work/big" -o "$work/resumed" --sigma 4 --threads 2 --processes "$processes" -q \
+    2>"$work/err" &
   pid=$!
   for _ in $(seq 1 100); do  # until a few outputs exist
     [ "$(find "$work/resumed" -name '*.png' 2>/dev/null | wc -l)" -ge 3 ] && break
@@ -197,7 +215,7 @@ for signal in INT TERM; do
   wait "$pid"
   code=$?
   expected=$([ "$signal" = INT ] && echo 130 || echo 143)
-  check '[ "$code" -eq "$expected" ]' "SIG$signal: exit $code, expected $expected"
+  check '[ "$code" -eq "$expected" ]' "SIG$signal ($processes processes): exit $code, expected $expected"
   check '[ -z "$(find "$work/resumed" -name ".*")" ]' "SIG$signal: no temporary file left"
   done_count=$(find "$work/resumed" -name '*.png' | wc -l)
   check '[ "$done_count" -gt 0 ] && [ "$done_count" -lt 120 ]' "SIG$signal: stopped part way ($done_count of 120)"
