@@ -131,7 +131,7 @@ Image without_alpha(const Image& rgba) {
 
 DecodedImage decode_gif(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   Gif gif(data, size);
-  check_image_size(gif.get()->SWidth, gif.get()->SHeight, limits);
+  check_image_size({gif.get()->SWidth, gif.get()->SHeight, 4, 1}, limits);  // RGBA at most
   Image canvas = make_image(gif.get()->SWidth, gif.get()->SHeight, 4);  // transparent black
   int transparent = -1;
   for (;;) {

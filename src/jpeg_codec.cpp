@@ -123,7 +123,9 @@ void read_checked_header(jpeg_decompress_struct& cinfo, const std::uint8_t* data
   jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xffff);  // EXIF
   jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xffff);  // ICC profile
   jpeg_read_header(&cinfo, TRUE);
-  check_image_size(cinfo.image_width, cinfo.image_height, limits);
+  check_image_size(
+      {cinfo.image_width, cinfo.image_height, cinfo.jpeg_color_space == JCS_GRAYSCALE ? 1 : 3, 1},
+      limits);
   if (!cinfo.arith_code) {
     const std::uint64_t blocks =
         (std::uint64_t{cinfo.image_width} + 7) / 8 * ((cinfo.image_height + 7) / 8);

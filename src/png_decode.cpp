@@ -215,7 +215,9 @@ Image16 copy_samples(const unsigned char* big_endian, int width, int height, int
 
 DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   Chunks chunks = walk_chunks(data, size);
-  check_image_size(chunks.width, chunks.height, limits);
+  const OutputMode mode = output_mode(chunks);
+  check_image_size({chunks.width, chunks.height, mode.channels, static_cast<int>(mode.bits / 8)},
+                   limits);
   const std::uint64_t expected = filtered_bytes(chunks);
   // Deflate expands at most 1032:1 (a 258-byte match in 2 bits), plus the zlib header.
   if (chunks.idat_bytes * 1032 + 1032 < expected) {
@@ -223,7 +225,6 @@ DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const Decode
                   " bytes of image data cannot hold the " + std::to_string(chunks.width) + "x" +
                   std::to_string(chunks.height) + " image the header claims");
   }
-  const OutputMode mode = output_mode(chunks);
   LodeState state;
   InflateTarget target{static_cast<std::size_t>(expected)};
   LodePNGDecoderSettings& decoder = state.get()->decoder;

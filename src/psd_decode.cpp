@@ -136,7 +136,8 @@ DecodedImage decode_psd(const std::uint8_t* data, std::size_t size, const Decode
   }
   const int colour = h.mode == kGray ? 1 : 3;
   if (h.stored_channels < colour) throw IoError("damaged PSD: too few channels");
-  check_image_size(h.width, h.height, limits);
+  check_image_size({h.width, h.height, colour + (h.stored_channels > colour ? 1 : 0), h.depth / 8},
+                   limits);
   r.skip(r.u32be());  // colour mode data
   const std::size_t resources = r.u32be();
   const std::size_t resources_end = r.position() + resources;

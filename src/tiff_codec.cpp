@@ -112,6 +112,7 @@ struct Layout {
   std::uint32_t width = 0, height = 0;
   std::uint16_t spp = 1, bps = 1, photometric = PHOTOMETRIC_MINISBLACK;
   std::uint16_t planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT;
+  std::uint16_t compression = COMPRESSION_NONE;
   bool associated_alpha = false;
 };
 
@@ -123,6 +124,7 @@ Layout layout_of(TIFF* tif) {
   TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &l.bps);
   TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &l.planar);
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &l.format);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &l.compression);
   if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &l.photometric)) {
     l.photometric = l.spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
   }
@@ -134,19 +136,24 @@ Layout layout_of(TIFF* tif) {
   return l;
 }
 
+// YCbCr in JPEG strips or tiles, which libjpeg converts to RGB when asked (JPEGCOLORMODE).
+bool jpeg_ycbcr(const Layout& l) {
+  return l.photometric == PHOTOMETRIC_YCBCR && l.compression == COMPRESSION_JPEG && l.spp == 3;
+}
+
 // Whether the samples can be copied as they are: 8 or 16 bits, unsigned, gray(+alpha) or RGB(A).
-bool direct(Layout& l, TIFF* tif) {
-  std::uint16_t compression = COMPRESSION_NONE;
-  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-  if (l.photometric == PHOTOMETRIC_YCBCR && compression == COMPRESSION_JPEG && l.spp == 3) {
-    TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);  // libjpeg converts to RGB
-    l.photometric = PHOTOMETRIC_RGB;
-  }
+bool direct(const Layout& l) {
   const bool gray =
       l.photometric == PHOTOMETRIC_MINISBLACK || l.photometric == PHOTOMETRIC_MINISWHITE;
+  const bool rgb = l.photometric == PHOTOMETRIC_RGB || jpeg_ycbcr(l);
   return (l.bps == 8 || l.bps == 16) && l.format == SAMPLEFORMAT_UINT &&
-         ((gray && (l.spp == 1 || l.spp == 2)) ||
-          (l.photometric == PHOTOMETRIC_RGB && (l.spp == 3 || l.spp == 4)));
+         ((gray && (l.spp == 1 || l.spp == 2)) || (rgb && (l.spp == 3 || l.spp == 4)));
+}
+
+// What --max-bytes counts: the samples as they are, or the 8-bit RGBA libtiff renders the rest to.
+DecodedSize decoded_size(const Layout& l) {
+  if (direct(l)) return {l.width, l.height, l.spp, l.bps / 8};
+  return {l.width, l.height, 4, 1};
 }
 
 // Copies a block (a strip, or a tile) of `block_w` x `rows` samples of one plane (`plane`; -1:
@@ -312,7 +319,7 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
     Handle probe(file, "rm", allocation_bound(size, nullptr));
     if (!probe.get()) probe.fail("damaged TIFF");
     l = layout_of(probe.get());
-    check_image_size(l.width, l.height, limits);
+    check_image_size(decoded_size(l), limits);
   }
   file.pos = 0;
   // Then the pixels, under a bound from the checked size.
@@ -320,7 +327,11 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
   if (!h.get()) h.fail("damaged TIFF");
   DecodedImage result;
   result.format = ImageFormat::kTiff;
-  if (direct(l, h.get())) {
+  if (jpeg_ycbcr(l)) {
+    TIFFSetField(h.get(), TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);  // libjpeg converts to RGB
+    l.photometric = PHOTOMETRIC_RGB;
+  }
+  if (direct(l)) {
     const int w = static_cast<int>(l.width), height = static_cast<int>(l.height), c = l.spp;
     if (l.bps == 16) {
       result.bits = 16;

@@ -113,7 +113,7 @@ DecodedImage decode_webp(const std::uint8_t* data, std::size_t size, const Decod
   const VP8StatusCode status = WebPGetFeatures(data, size, &features);
   if (status != VP8_STATUS_OK) throw IoError(std::string("damaged WebP: ") + status_text(status));
   if (features.has_animation) throw IoError("animated WebP: gpublur blurs still images");
-  check_image_size(features.width, features.height, limits);
+  check_image_size({features.width, features.height, features.has_alpha ? 4 : 3, 1}, limits);
   DecodedImage result;
   result.format = ImageFormat::kWebp;
   result.image = make_image(features.width, features.height, features.has_alpha ? 4 : 3);

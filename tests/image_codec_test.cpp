@@ -349,12 +349,43 @@ TEST_CASE("small files claiming huge images are refused before pixels are alloca
                                                                              {"p.psd", psd},
                                                                              {"g.gif", gif}}) {
     CAPTURE(name);
-    CHECK_THROWS_WITH(decode(file, name), Catch::Contains("limit of 268.4 megapixels"));
+    CHECK_THROWS_WITH(decode(file, name), Catch::Contains("limit of 134.2 megapixels"));
     // Past the limit as well, the data cannot hold what the header claims.
     if (name != "g.gif")
-      CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0}), Catch::Contains("truncated"));
+      CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0, 0}), Catch::Contains("truncated"));
   }
   CHECK_THROWS_WITH(decode(pnm, "p.pnm", DecodeLimits{100}), Catch::Contains("--max-pixels 100"));
+}
+
+TEST_CASE("the byte limit (--max-bytes) counts decoded samples: pixels, channels, sample bytes",
+          "[codec][limits]") {
+  // 10x10 images: the bytes each decoder says it will make, refused one byte below, read at it.
+  const Image rgb = test::random_image(10, 10, 3, 5);
+  ImageF hdr = make_raster<float>(10, 10, 3);
+  const std::vector<std::tuple<std::string, Bytes, std::uint64_t>> files = {
+      {"16-bit RGBA PNG", encode_image(test::random_image16(10, 10, 4, 1), ImageFormat::kPng), 800},
+      {"16-bit RGB TIFF", encode_image(test::random_image16(10, 10, 3, 1), ImageFormat::kTiff),
+       600},
+      {"16-bit gray PNM", encode_image(test::random_image16(10, 10, 1, 1), ImageFormat::kPnm), 200},
+      {"HDR", encode_image(hdr, ImageFormat::kHdr), 1200},
+      {"gray JPEG", encode_image(test::random_image(10, 10, 1, 1), ImageFormat::kJpeg), 100},
+      {"RGB WebP", encode_image(rgb, ImageFormat::kWebp), 300},
+      {"24-bit BMP", encode_image(rgb, ImageFormat::kBmp), 300},
+      {"TGA (alpha known only once decoded)", encode_image(rgb, ImageFormat::kTga), 400},
+  };
+  for (const auto& [what, file, bytes] : files) {
+    CAPTURE(what);
+    const std::string name = what == "TGA (alpha known only once decoded)" ? "t.tga" : "x";
+    CHECK_NOTHROW(decode(file, name, DecodeLimits{0, bytes}));
+    CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0, bytes - 1}),
+                      Catch::Contains("--max-bytes " + std::to_string(bytes - 1) + ")"));
+  }
+  // The defaults: 2^27 pixels, 1 GiB. A 10000x10000 HDR (100 megapixels) takes 1.2 GB of floats.
+  const std::string header = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 10000 +X 10000\n";
+  CHECK_THROWS_WITH(decode(Bytes(header.begin(), header.end())),
+                    Catch::Contains("image of 10000x10000 pixels, 3 channels of 32 bits, takes "
+                                    "1144.4 MiB decoded, more than the limit of 1024.0 MiB "
+                                    "(--max-bytes 1073741824)"));
 }
 
 TEST_CASE("ICC profile, EXIF and density survive PNG, JPEG, WebP and TIFF", "[codec][metadata]") {
