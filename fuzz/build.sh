@@ -11,7 +11,7 @@ cxx=${CXX_FUZZ:-clang++-14}
 flags=(-std=c++17 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined
   -fno-sanitize-recover=undefined -Isrc -Ikernels -I"${CUDA_HOME:-/usr/local/cuda}/include"
   -DGPUBLUR_CUDA_MAJOR=13 -DGPUBLUR_VERSION=\"fuzz\")
-sources=(image image_format image_decode image_encode decode_limits png_decode png_encode jpeg_codec
+sources=(image image_format image_decode image_encode decode_limits stop_signals png_decode png_encode jpeg_codec
   jpeg_markers
   tiff_directory exif_tiff
   webp_codec tiff_codec gif_decode bmp_codec tga_codec pnm_codec hdr_codec psd_decode atomic_file

@@ -90,6 +90,10 @@ void stage(Item& item, F&& work) {
   try {
     work();
   } catch (const Error& e) {
+    if (stop_requested()) {  // e.g. a read cut short by the signal: not the file's fault
+      item.result.status = FileResult::Status::kInterrupted;
+      return;
+    }
     item.result.status = FileResult::Status::kFailed;
     item.result.error = printable(e.what());
     item.result.exit_code = e.exit_code();
@@ -173,7 +177,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
   FileResult& r = item.result;
   budget.wait_for_room();
   const auto start = Clock::now();
-  std::vector<std::uint8_t> bytes = read_file(r.job.input);
+  std::vector<std::uint8_t> bytes = read_file(r.job.input, s.limits);
   r.stages.emplace_back("read", ms_since(start));
   r.bytes_in = bytes.size();
   if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route)) {
