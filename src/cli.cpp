@@ -76,9 +76,10 @@ Limits:
   An image's size is checked before any pixels are decoded: at most 65535 pixels a side,
   --max-pixels pixels (default 134217728, 2^27: 11585 x 11585) and --max-bytes bytes of decoded
   samples (default 1073741824, 1 GiB: width x height x channels x bytes a sample). A file whose
-  header claims more than its data can hold is refused as truncated. A file's first bytes are
-  read alone: one that is no image is refused before the rest is read. A pipe or device is read
-  up to --max-bytes plus 64 MiB, a --from-list file up to 64 MiB.
+  header claims more than its data can hold is refused as truncated, a JPEG of more than 100
+  scans (progressive files have about 10) as damaged. A file's first bytes are read alone: one
+  that is no image is refused before the rest is read. A pipe or device is read up to
+  --max-bytes plus 64 MiB, a --from-list file up to 64 MiB.
 
 Exit codes:
   0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),

@@ -13,11 +13,15 @@
 
 namespace gpublur {
 
+/// A JPEG of more scans than this is refused as damaged (see jpeg_codec.cpp).
+constexpr int kMaxJpegScans = 100;
+
 /// Baseline, progressive, arithmetic-coded, restart markers, any chroma subsampling: gray JPEGs
 /// as one channel, colour ones as RGB; CMYK and YCCK (Adobe's inverted ones too) converted to
 /// RGB. Density from JFIF, ICC profile from APP2, EXIF from APP1. Checks the size against
 /// `limits`, and that a Huffman-coded file has at least a bit per 8x8 block, before decoding. A
-/// file that ends early is an error, not a gray-filled image. Throws IoError saying why.
+/// file that ends early, or holds more than kMaxJpegScans scans, is an error, not a gray-filled
+/// or slowly decoded image. Throws IoError saying why.
 /// `subsampling` receives the file's chroma subsampling (for ChromaSubsampling::kAuto).
 DecodedImage decode_jpeg(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits,
                          ChromaSubsampling* subsampling = nullptr);

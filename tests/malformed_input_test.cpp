@@ -10,6 +10,8 @@
 #include "errors.hpp"
 #include "image_decode.hpp"
 #include "image_encode.hpp"
+#include "jpeg_codec.hpp"
+#include "jpeg_variants.hpp"
 #include "reference_blur.hpp"
 #include "test_bytes.hpp"
 
@@ -20,6 +22,21 @@ namespace {
 
 DecodedImage decode(const Bytes& file, const std::string& name) {
   return decode_image(file, name, DecodeLimits{});
+}
+
+// `jpeg` with its last scan (from its SOS marker to EOI) repeated until the file holds `scans`.
+Bytes with_repeated_last_scan(const Bytes& jpeg, int scans) {
+  std::vector<std::size_t> starts;  // of each SOS: FF DA outside entropy-coded data never repeats
+  for (std::size_t i = 0; i + 1 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xDA) starts.push_back(i);
+  }
+  REQUIRE(starts.size() >= 2);
+  const Bytes last(jpeg.begin() + static_cast<std::ptrdiff_t>(starts.back()), jpeg.end() - 2);
+  Bytes out(jpeg.begin(), jpeg.end() - 2);
+  for (int n = static_cast<int>(starts.size()); n < scans; ++n)
+    out.insert(out.end(), last.begin(), last.end());
+  out.push_back(0xFF), out.push_back(0xD9);
+  return out;
 }
 
 }  // namespace
@@ -82,6 +99,21 @@ TEST_CASE("BMP headers with INT_MIN sizes are refused", "[malformed][bmp]") {
     b[field] = 0, b[field + 1] = 0, b[field + 2] = 0, b[field + 3] = 0x80;
     CHECK_THROWS_AS(decode(b, "x.bmp"), IoError);
   }
+}
+
+TEST_CASE("a progressive JPEG of more than 100 scans is refused, at once", "[malformed][jpeg]") {
+  // One refinement scan repeated: libjpeg-turbo decodes every copy (5,000 took 55 s) unless its
+  // caller counts them, as djpeg's -maxscans does.
+  test::JpegVariant progressive;
+  progressive.progressive = true;
+  const Bytes jpeg = test::write_jpeg_variant(test::random_image(256, 256, 3, 4), progressive);
+  CHECK(decode(with_repeated_last_scan(jpeg, kMaxJpegScans), "x.jpg").image.width == 256);
+  const Bytes bomb = with_repeated_last_scan(jpeg, 5000);
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(decode(bomb, "x.jpg"), Catch::Contains("damaged JPEG: more than 100 scans"));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  // The header facts, which route a JPEG to the GPU, read no scans: progressive goes to the CPU.
+  CHECK(read_jpeg_facts(bomb.data(), bomb.size(), DecodeLimits{}).why_not == "progressive");
 }
 
 TEST_CASE("every crasher the fuzz targets found is refused or read, never more",
