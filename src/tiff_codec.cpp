@@ -181,6 +181,47 @@ void copy_block(const std::uint8_t* block, std::uint32_t block_w, std::uint32_t 
   }
 }
 
+// The largest tile or strip an image can need, per side: the image's own, or 1024 pixels (writers
+// such as GDAL put 256-pixel tiles on images smaller than that).
+constexpr std::uint32_t kMinBlockSide = 1024;
+
+// Refuses a tile or strip buffer, before it is allocated or decoded, that is larger than the image
+// can need: wider or taller than the image and kMinBlockSide, or of more bytes than such a block
+// of the image's samples (libtiff's TIFFTileSize trusts the tags: a 1 KB file can ask for 12 GB).
+void check_block(const Layout& l, std::uint32_t w, std::uint32_t h, std::uint64_t bytes,
+                 const char* what) {
+  const std::uint64_t max_w = std::max(l.width, kMinBlockSide);
+  const std::uint64_t max_h = std::max(l.height, kMinBlockSide);
+  const std::uint64_t pixel_bytes =
+      std::uint64_t{l.spp} * ((std::min<std::uint64_t>(l.bps, 64) + 7) / 8);
+  if (w > max_w || h > max_h || bytes > max_w * max_h * std::max<std::uint64_t>(pixel_bytes, 4)) {
+    throw IoError("damaged TIFF: " + std::string(what) + " of " + std::to_string(w) + "x" +
+                  std::to_string(h) + " pixels (" + std::to_string(bytes) +
+                  " bytes) for an image of " + std::to_string(l.width) + "x" +
+                  std::to_string(l.height));
+  }
+}
+
+// The tile or strip size of the file, checked by check_block.
+std::size_t block_bytes(Handle& h, const Layout& l) {
+  TIFF* tif = h.get();
+  if (TIFFIsTiled(tif)) {
+    std::uint32_t tw = 0, th = 0;
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+    const std::uint64_t bytes = TIFFTileSize64(tif);
+    if (bytes == 0 || tw == 0 || th == 0) h.fail("damaged TIFF tiles");
+    check_block(l, tw, th, bytes, "tiles");
+    return static_cast<std::size_t>(bytes);
+  }
+  std::uint32_t rows_per_strip = l.height;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  const std::uint64_t bytes = TIFFStripSize64(tif);
+  if (bytes == 0) h.fail("damaged TIFF strips");
+  check_block(l, l.width, std::min(rows_per_strip, l.height), bytes, "strips");
+  return static_cast<std::size_t>(bytes);
+}
+
 template <typename Sample>
 void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
   TIFF* tif = h.get();
@@ -190,8 +231,7 @@ void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
     std::uint32_t tw = 0, th = 0;
     TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
     TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
-    std::vector<std::uint8_t> tile(static_cast<std::size_t>(TIFFTileSize(tif)));
-    if (tile.empty() || tw == 0 || th == 0) h.fail("damaged TIFF tiles");
+    std::vector<std::uint8_t> tile(block_bytes(h, l));
     for (int p = 0; p < planes; ++p) {
       for (std::uint32_t y = 0; y < l.height; y += th) {
         for (std::uint32_t x = 0; x < l.width; x += tw) {
@@ -207,8 +247,7 @@ void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
   std::uint32_t rows_per_strip = l.height;
   TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
   rows_per_strip = std::max<std::uint32_t>(1, std::min(rows_per_strip, l.height));
-  std::vector<std::uint8_t> strip(static_cast<std::size_t>(TIFFStripSize(tif)));
-  if (strip.empty()) h.fail("damaged TIFF strips");
+  std::vector<std::uint8_t> strip(block_bytes(h, l));
   for (int p = 0; p < planes; ++p) {
     for (std::uint32_t y = 0; y < l.height; y += rows_per_strip) {
       const std::uint32_t index = TIFFComputeStrip(tif, y, static_cast<std::uint16_t>(p));
@@ -244,6 +283,7 @@ void normalise(const Layout& l, Raster<Sample>& image) {
 Image read_rendered(Handle& h, const Layout& l) {
   char reason[1024] = {};
   if (!TIFFRGBAImageOK(h.get(), reason)) h.fail(std::string("unsupported TIFF: ") + reason);
+  block_bytes(h, l);  // libtiff reads the file a tile or strip at a time
   std::vector<std::uint32_t> rgba(static_cast<std::size_t>(l.width) * l.height);
   // In the file's own orientation, as the direct path reads: the pixels stay as stored and the
   // Orientation tag, kept with the EXIF tags, still says how to show them.

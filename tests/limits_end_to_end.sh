@@ -52,5 +52,19 @@ mkdir -p "$work/out"
 capped 1000000 20 2 "--from-list /dev/zero" -- --from-list /dev/zero -o "$work/out" --size 3
 contains "$work/stderr" "not a list of paths: a NUL byte in line 1" "--from-list /dev/zero"
 
+# A 16x16 RGB TIFF in one 65536x65536 tile: 12.6 GB and 29 s before "damaged TIFF tile".
+"$python" - "$work/tile.tif" <<'PY'
+import struct, sys
+entries = [(256, 4, 1, 16), (257, 4, 1, 16), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 2),
+           (277, 3, 1, 3), (322, 4, 1, 65536), (323, 4, 1, 65536), (324, 4, 1, 0), (325, 4, 1, 768)]
+data_at = 8 + 2 + 12 * len(entries) + 4
+ifd = struct.pack("<H", len(entries)) + b"".join(
+    struct.pack("<HHII", tag, kind, count, data_at if tag == 324 else value)
+    for tag, kind, count, value in entries) + struct.pack("<I", 0)
+open(sys.argv[1], "wb").write(b"II*\0" + struct.pack("<I", 8) + ifd + bytes(768))
+PY
+capped 1000000 20 1 "65536-pixel TIFF tiles" -- "$work/tile.tif" "$work/out.png" --size 3
+contains "$work/stderr" "damaged TIFF: tiles of 65536x65536 pixels" "65536-pixel TIFF tiles"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
