@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
+#include <gif_lib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +64,50 @@ Image test_image(int w, int h, int channels, std::uint32_t seed) {
   Image image = test::random_image(w, h, channels, seed);
   if (channels == 2 || channels == 4) image.pixels[static_cast<std::size_t>(channels) - 1] = 200;
   return image;
+}
+
+// A GIF of one frame (left, top, width, height on a canvas of canvas_w x canvas_h), its pixel at
+// (x, y) colour index (x + 2y) % 4 of 4 colours, index `transparent` transparent (-1: none).
+struct GifFrame {
+  int canvas_w = 8, canvas_h = 6, left = 0, top = 0, width = 8, height = 6;
+  bool interlaced = false;
+  int transparent = -1;
+};
+const GifColorType kGifColours[4] = {{10, 20, 30}, {255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
+
+Bytes gif_file(const GifFrame& f) {
+  Bytes out;
+  int error = 0;
+  GifFileType* g = EGifOpen(
+      &out,
+      [](GifFileType* file, const GifByteType* data, int n) {
+        auto* o = static_cast<Bytes*>(file->UserData);
+        o->insert(o->end(), data, data + n);
+        return n;
+      },
+      &error);
+  REQUIRE(g);
+  ColorMapObject* map = GifMakeMapObject(4, kGifColours);
+  EGifSetGifVersion(g, true);
+  EGifPutScreenDesc(g, f.canvas_w, f.canvas_h, 2, 0, map);
+  if (f.transparent >= 0) {
+    GifByteType control[4] = {1, 0, 0, static_cast<GifByteType>(f.transparent)};
+    EGifPutExtension(g, GRAPHICS_EXT_FUNC_CODE, 4, control);
+  }
+  EGifPutImageDesc(g, f.left, f.top, f.width, f.height, f.interlaced, nullptr);
+  std::vector<GifPixelType> line(static_cast<std::size_t>(f.width));
+  const int passes[4][2] = {{0, 8}, {4, 8}, {2, 4}, {1, 2}};
+  for (int p = 0; p < (f.interlaced ? 4 : 1); ++p) {
+    for (int y = f.interlaced ? passes[p][0] : 0; y < f.height;
+         y += f.interlaced ? passes[p][1] : 1) {
+      for (int x = 0; x < f.width; ++x)
+        line[static_cast<std::size_t>(x)] = static_cast<GifPixelType>((x + 2 * y) % 4);
+      EGifPutLine(g, line.data(), f.width);
+    }
+  }
+  EGifCloseFile(g, &error);
+  GifFreeMapObject(map);
+  return out;
 }
 
 void check_same_as_stb(const Bytes& file, const std::string& name) {
@@ -180,6 +225,44 @@ TEST_CASE("gpublur's own decoders read their own files as stb_image does", "[cod
     check_same_as_stb(encode_image(in, ImageFormat::kTga), "x.tga");
     if (channels == 1 || channels == 3) {  // stb reads P5 and P6, not PAM
       check_same_as_stb(encode_image(in, ImageFormat::kPnm), "x.pnm");
+    }
+  }
+}
+
+TEST_CASE("GIF: the first frame drawn on its canvas, as stb_image draws it", "[codec][gif]") {
+  struct Case {
+    std::string what;
+    GifFrame frame;
+    int channels;
+  };
+  const std::vector<Case> cases = {
+      {"covering, opaque", {}, 3},
+      {"interlaced", {8, 11, 0, 0, 8, 11, true, -1}, 3},
+      {"a transparent index used", {8, 6, 0, 0, 8, 6, false, 2}, 4},
+      {"a transparent index never used", {8, 6, 0, 0, 8, 6, false, 7}, 3},
+      {"smaller than the canvas", {8, 6, 2, 3, 5, 2, false, -1}, 4},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const Bytes file = gif_file(c.frame);
+    const DecodedImage ours = decode(file, "x.gif");
+    CHECK(ours.image.channels == c.channels);
+    CHECK(ours.image.width == c.frame.canvas_w);
+    const std::optional<test::StbImage> stb = test::stb_decode(file, c.channels);
+    REQUIRE(stb);
+    CHECK(stb->samples8 == ours.image.pixels);
+  }
+  // A frame past the canvas's right edge (which stb_image refuses) is clipped to it.
+  const DecodedImage clipped = decode(gif_file({8, 2, 5, 0, 10, 2, false, -1}), "x.gif");
+  REQUIRE(clipped.image.channels == 4);
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 8; ++x) {
+      CAPTURE(x, y);
+      const std::uint8_t* px = &clipped.image.pixels[static_cast<std::size_t>((y * 8 + x) * 4)];
+      const GifColorType colour = kGifColours[(x - 5 + 2 * y) % 4];
+      CHECK(std::vector<int>(px, px + 4) ==
+            (x < 5 ? std::vector<int>{0, 0, 0, 0}
+                   : std::vector<int>{colour.Red, colour.Green, colour.Blue, 255}));
     }
   }
 }
