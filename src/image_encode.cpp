@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "atomic_file.hpp"
 #include "bmp_codec.hpp"
@@ -82,6 +83,19 @@ std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
 }
 
 template <typename Sample>
+std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
+                                                 const EncodeOptions& options,
+                                                 const Metadata& metadata) {
+  if constexpr (!std::is_same_v<Sample, float>) {
+    if (format == ImageFormat::kPng)
+      return encode_png(std::move(image), options.png_level, metadata);
+  }
+  std::vector<std::uint8_t> bytes = encode_image(image, format, options, metadata);
+  image = Raster<Sample>{};
+  return bytes;
+}
+
+template <typename Sample>
 std::vector<std::uint8_t> encode_for_path(const Raster<Sample>& image, const std::string& path,
                                           const EncodeOptions& options, const Metadata& metadata) {
   return encode_image(image, format_of_path(path), options, metadata);
@@ -94,6 +108,8 @@ void write_image(const Raster<Sample>& image, const std::string& path, const Enc
 }
 
 #define GPUBLUR_INSTANTIATE(Sample)                                                             \
+  template std::vector<std::uint8_t> encode_image_consuming(                                    \
+      Raster<Sample>&&, ImageFormat, const EncodeOptions&, const Metadata&);                    \
   template std::vector<std::uint8_t> encode_for_path(const Raster<Sample>&, const std::string&, \
                                                      const EncodeOptions&, const Metadata&);    \
   template void write_image(const Raster<Sample>&, const std::string&, const EncodeOptions&,    \

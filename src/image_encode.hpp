@@ -28,6 +28,14 @@ std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
                                        const EncodeOptions& options = {},
                                        const Metadata& metadata = {});
 
+/// encode_image of an image no longer needed: its samples are freed as soon as the encoder is done
+/// with them (PNG: once its rows are filtered), so that encoding holds about twice the image at
+/// most. `image` is left empty.
+template <typename Sample>
+std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
+                                                 const EncodeOptions& options = {},
+                                                 const Metadata& metadata = {});
+
 /// The same, in the format `path`'s extension names (UsageError for an extension gpublur does
 /// not write).
 template <typename Sample>

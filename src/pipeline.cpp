@@ -233,11 +233,14 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   }
 }
 
-std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeOptions options,
+// Encodes the blurred image, freeing its samples as soon as the encoder is done with them.
+std::vector<std::uint8_t> encode(FinishedImage&& f, const Job& job, EncodeOptions options,
                                  const Metadata& metadata) {
-  if (f.bits == 32) return encode_image(f.imagef, job.format, options, metadata);
-  if (f.bits == 16) return encode_image(f.image16, job.format, options, metadata);
-  return encode_image(f.image, job.format, options, metadata);
+  if (f.bits == 32)
+    return encode_image_consuming(std::move(f.imagef), job.format, options, metadata);
+  if (f.bits == 16)
+    return encode_image_consuming(std::move(f.image16), job.format, options, metadata);
+  return encode_image_consuming(std::move(f.image), job.format, options, metadata);
 }
 
 void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
@@ -261,7 +264,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   FileResult& r = item.result;
   auto start = Clock::now();
   const bool linear = item.prepared->srgb_bits != 0;
-  const FinishedImage finished = finish_image(std::move(*item.prepared));
+  FinishedImage finished = finish_image(std::move(*item.prepared));
   item.prepared.reset();
   if (linear) r.stages.emplace_back("from linear", ms_since(start));
   EncodeOptions options = s.encode;
@@ -278,7 +281,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
     item.encoded = {};
     r.stages.emplace_back("metadata", ms_since(start));
   } else {
-    bytes = encode(finished, r.job, options, item.metadata);
+    bytes = encode(std::move(finished), r.job, options, item.metadata);
     r.stages.emplace_back("encode", ms_since(start));
     if (r.job.format == ImageFormat::kJpeg) r.encoder = "libjpeg-turbo";
   }

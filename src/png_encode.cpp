@@ -55,32 +55,58 @@ inline std::uint8_t paeth(std::int16_t a, std::int16_t b, std::int16_t c) {
   return static_cast<std::uint8_t>(pa <= pb && pa <= pc ? a : b_or_c);
 }
 
+// Row y's bytes as PNG stores them: 8-bit samples as they are, 16-bit ones big-endian (written
+// into `scratch`, a row at a time, instead of a big-endian copy of the whole image).
+const std::uint8_t* png_row(const Image& image, int y, std::vector<std::uint8_t>&) {
+  return image.pixels.data() + static_cast<std::size_t>(y) * image.row_bytes();
+}
+
+const std::uint8_t* png_row(const Image16& image, int y, std::vector<std::uint8_t>& scratch) {
+  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PNG's 16-bit samples are big-endian");
+  const std::size_t n = image.row_samples();
+  scratch.resize(2 * n);
+  const std::uint16_t* samples = image.pixels.data() + static_cast<std::size_t>(y) * n;
+  for (std::size_t i = 0; i < n; ++i) {
+    scratch[2 * i] = static_cast<std::uint8_t>(samples[i] >> 8);
+    scratch[2 * i + 1] = static_cast<std::uint8_t>(samples[i]);
+  }
+  return scratch.data();
+}
+
+// Paeth's bytes of a row after its first pixel (restrict: lets the loop vectorise).
+void paeth_row(const std::uint8_t* __restrict left, const std::uint8_t* __restrict above,
+               std::uint8_t* __restrict filtered, std::size_t bpp, std::size_t row_bytes) {
+  for (std::size_t i = bpp; i < row_bytes; ++i) {
+    filtered[i] =
+        static_cast<std::uint8_t>(left[i] - paeth(left[i - bpp], above[i], above[i - bpp]));
+  }
+}
+
 // The filtered scanlines: each row's filter byte, then its bytes minus the Paeth prediction
 // (outside the image the predictor sees zeros). Level 0 stores rows unfiltered: stored data gains
 // nothing from a filter.
-std::vector<std::uint8_t> filter_rows(const std::uint8_t* pixels, std::size_t row_bytes, int height,
-                                      std::size_t bpp, bool filter) {
+template <typename Sample>
+std::vector<std::uint8_t> filter_rows(const Raster<Sample>& image, std::size_t bpp, bool filter) {
+  const std::size_t row_bytes = image.row_bytes();
+  const int height = image.height;
   std::vector<std::uint8_t> out((row_bytes + 1) * static_cast<std::size_t>(height));
+  std::vector<std::uint8_t> scratch[2];
   const std::vector<std::uint8_t> zeros(row_bytes, 0);
+  const std::uint8_t* up = zeros.data();
   for (int y = 0; y < height; ++y) {
-    const std::uint8_t* cur = pixels + static_cast<std::size_t>(y) * row_bytes;
-    const std::uint8_t* up = y == 0 ? zeros.data() : cur - row_bytes;
+    const std::uint8_t* cur = png_row(image, y, scratch[y % 2]);
     std::uint8_t* dst = out.data() + static_cast<std::size_t>(y) * (row_bytes + 1);
     *dst++ = filter ? kFilterPaeth : kFilterNone;
+    const std::uint8_t* above = up;
+    up = cur;
     if (!filter) {
       std::memcpy(dst, cur, row_bytes);
       continue;
     }
     for (std::size_t i = 0; i < bpp && i < row_bytes; ++i) {
-      dst[i] = static_cast<std::uint8_t>(cur[i] - up[i]);  // a = c = 0: Paeth predicts b
+      dst[i] = static_cast<std::uint8_t>(cur[i] - above[i]);  // a = c = 0: Paeth predicts b
     }
-    const std::uint8_t* __restrict left = cur;
-    const std::uint8_t* __restrict above = up;
-    std::uint8_t* __restrict filtered = dst;
-    for (std::size_t i = bpp; i < row_bytes; ++i) {
-      filtered[i] =
-          static_cast<std::uint8_t>(left[i] - paeth(left[i - bpp], above[i], above[i - bpp]));
-    }
+    paeth_row(cur, above, dst, bpp, row_bytes);
   }
   return out;
 }
@@ -96,6 +122,7 @@ std::vector<std::uint8_t> deflate(const std::vector<std::uint8_t>& data, int lev
   std::size_t size =
       libdeflate_zlib_compress(compressor.get(), data.data(), data.size(), out.data(), out.size());
   if (size == 0) {
+    out = {};  // freed first: a resize would copy what the failed attempt wrote
     out.resize(bound);
     size = libdeflate_zlib_compress(compressor.get(), data.data(), data.size(), out.data(), bound);
     if (size == 0) throw IoError("cannot encode PNG: libdeflate's output did not fit its bound");
@@ -133,19 +160,26 @@ void metadata_chunks(std::vector<std::uint8_t>& out, const Metadata& m) {
   if (!m.exif.empty()) chunk(out, "eXIf", m.exif.data(), m.exif.size());
 }
 
-std::vector<std::uint8_t> encode(const std::uint8_t* pixels, int width, int height, int channels,
-                                 int bits, int level, const Metadata& metadata) {
-  if (channels < 1 || channels > 4 || width < 1 || height < 1) {
-    throw IoError("cannot encode a PNG of " + std::to_string(width) + "x" + std::to_string(height) +
-                  "x" + std::to_string(channels));
+// The PNG file of `image`; `owned`, where given, is `image` itself, freed once its rows are
+// filtered (before the deflate, whose output then takes its place): the encoder holds the image and
+// its filtered rows, then the filtered rows and the compressed data, never all three.
+template <typename Sample>
+std::vector<std::uint8_t> encode(const Raster<Sample>& image, Raster<Sample>* owned, int level,
+                                 const Metadata& metadata) {
+  const int bits = 8 * static_cast<int>(sizeof(Sample));
+  if (image.channels < 1 || image.channels > 4 || image.width < 1 || image.height < 1) {
+    throw IoError("cannot encode a PNG of " + std::to_string(image.width) + "x" +
+                  std::to_string(image.height) + "x" + std::to_string(image.channels));
   }
   if (level < kMinPngLevel || level > kMaxPngLevel) {
     throw InternalError("PNG level " + std::to_string(level) + " out of range");
   }
-  const std::size_t bpp = static_cast<std::size_t>(channels) * static_cast<std::size_t>(bits / 8);
-  const std::size_t row_bytes = checked_mul(static_cast<std::size_t>(width), bpp);
-  const std::vector<std::uint8_t> idat =
-      deflate(filter_rows(pixels, row_bytes, height, bpp, level > 0), level);
+  const int width = image.width, height = image.height, channels = image.channels;
+  const std::size_t bpp = static_cast<std::size_t>(channels) * sizeof(Sample);
+  std::vector<std::uint8_t> filtered = filter_rows(image, bpp, level > 0);
+  if (owned) *owned = Raster<Sample>{};
+  std::vector<std::uint8_t> idat = deflate(filtered, level);
+  filtered = {};
   std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   out.reserve(idat.size() + metadata.icc.size() + metadata.exif.size() + 1024);
   ihdr(out, width, height, bits, channels);
@@ -160,17 +194,19 @@ std::vector<std::uint8_t> encode(const std::uint8_t* pixels, int width, int heig
 }  // namespace
 
 std::vector<std::uint8_t> encode_png(const Image& image, int level, const Metadata& metadata) {
-  return encode(image.pixels.data(), image.width, image.height, image.channels, 8, level, metadata);
+  return encode(image, static_cast<Image*>(nullptr), level, metadata);
 }
 
 std::vector<std::uint8_t> encode_png(const Image16& image, int level, const Metadata& metadata) {
-  static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "PNG's 16-bit samples are big-endian");
-  std::vector<std::uint8_t> big_endian(image.pixels.size() * 2);
-  for (std::size_t i = 0; i < image.pixels.size(); ++i) {
-    big_endian[2 * i] = static_cast<std::uint8_t>(image.pixels[i] >> 8);
-    big_endian[2 * i + 1] = static_cast<std::uint8_t>(image.pixels[i]);
-  }
-  return encode(big_endian.data(), image.width, image.height, image.channels, 16, level, metadata);
+  return encode(image, static_cast<Image16*>(nullptr), level, metadata);
+}
+
+std::vector<std::uint8_t> encode_png(Image&& image, int level, const Metadata& metadata) {
+  return encode(image, &image, level, metadata);
+}
+
+std::vector<std::uint8_t> encode_png(Image16&& image, int level, const Metadata& metadata) {
+  return encode(image, &image, level, metadata);
 }
 
 }  // namespace gpublur

@@ -23,4 +23,9 @@ std::vector<std::uint8_t> encode_png(const Image& image, int level, const Metada
 std::vector<std::uint8_t> encode_png(const Image16& image, int level,
                                      const Metadata& metadata = {});
 
+/// The same, freeing `image`'s samples once its rows are filtered (before the deflate), so the
+/// encoder holds about twice the image at most, not three times.
+std::vector<std::uint8_t> encode_png(Image&& image, int level, const Metadata& metadata = {});
+std::vector<std::uint8_t> encode_png(Image16&& image, int level, const Metadata& metadata = {});
+
 }  // namespace gpublur
