@@ -121,16 +121,22 @@ GPUBLUR_INSTANTIATE(float)
 
 std::vector<std::string> metadata_not_kept(const Metadata& metadata, ImageFormat format) {
   const FormatTraits t = format_traits(format);
+  const std::string cannot = " not kept: " + std::string(format_name(format)) + " cannot hold it";
   std::vector<std::string> lost;
-  if (!metadata.icc.empty() && !t.icc) lost.emplace_back("ICC profile");
-  if (!metadata.exif.empty() && !t.exif) lost.emplace_back("EXIF");
+  if (!metadata.icc.empty() && !t.icc) lost.push_back("ICC profile" + cannot);
+  if (metadata.icc.size() > kMaxIccBytes && t.icc) {
+    lost.push_back("ICC profile not kept: " + std::to_string(metadata.icc.size()) +
+                   " bytes, more than the " + std::to_string(kMaxIccBytes) +
+                   " a JPEG holds, the most gpublur carries");
+  }
+  if (!metadata.exif.empty() && !t.exif) lost.push_back("EXIF" + cannot);
   if (metadata.exif.size() > 65527 && format == ImageFormat::kJpeg) {
-    lost.emplace_back("EXIF (longer than a JPEG APP1 segment holds)");
+    lost.emplace_back("EXIF not kept: longer than a JPEG APP1 segment holds");
   }
   if (!metadata.exif.empty() && format == ImageFormat::kTiff) {
-    for (std::string& part : what_tiff_drops(metadata.exif)) lost.push_back(std::move(part));
+    for (const std::string& part : what_tiff_drops(metadata.exif)) lost.push_back(part + cannot);
   }
-  if (metadata.density && !t.density) lost.emplace_back("density");
+  if (metadata.density && !t.density) lost.push_back("density" + cannot);
   return lost;
 }
 

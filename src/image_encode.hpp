@@ -48,8 +48,8 @@ template <typename Sample>
 void write_image(const Raster<Sample>& image, const std::string& path,
                  const EncodeOptions& options = {}, const Metadata& metadata = {});
 
-/// The parts of `metadata` a `format` file cannot hold ("ICC profile", "EXIF", "density"), for
-/// --verbose.
+/// What of `metadata` a `format` file will not hold, and why, for --verbose: "ICC profile not
+/// kept: bmp cannot hold it", "EXIF not kept: longer than a JPEG APP1 segment holds", ...
 std::vector<std::string> metadata_not_kept(const Metadata& metadata, ImageFormat format);
 
 /// Gray (gray+alpha) as RGB (RGBA), each gray sample repeated, for formats that hold no gray.

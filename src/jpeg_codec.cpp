@@ -298,7 +298,7 @@ bool encode(Encoder& e, const Image& image, int quality, ChromaSubsampling subsa
     for (std::uint8_t b : kExifHeader) jpeg_write_m_byte(&cinfo, b);
     for (std::uint8_t b : metadata.exif) jpeg_write_m_byte(&cinfo, b);
   }
-  if (!metadata.icc.empty()) {
+  if (icc_to_write(metadata)) {
     jpeg_write_icc_profile(&cinfo, metadata.icc.data(),
                            static_cast<unsigned int>(metadata.icc.size()));
   }

@@ -4,6 +4,7 @@
 // it (image_format.hpp's traits); what cannot be kept is named for --verbose.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,6 +32,16 @@ struct Metadata {
 
   bool empty() const { return icc.empty() && exif.empty() && !density; }
 };
+
+/// The largest ICC profile gpublur carries: what a JPEG holds (255 APP2 segments of 65,519 bytes;
+/// a 256th would wrap the segments' 8-bit sequence numbers). A larger one is written to no output
+/// (metadata_not_kept names it), so no format is given a profile another could not keep.
+constexpr std::size_t kMaxIccBytes = 255 * std::size_t{65519};
+
+/// Whether `metadata` has an ICC profile to write: one, no larger than kMaxIccBytes.
+inline bool icc_to_write(const Metadata& metadata) {
+  return !metadata.icc.empty() && metadata.icc.size() <= kMaxIccBytes;
+}
 
 /// Whether `bytes` start as EXIF's TIFF structure does (little- or big-endian).
 inline bool looks_like_exif(const std::vector<std::uint8_t>& bytes) {

@@ -271,8 +271,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   if (options.jpeg_subsampling == ChromaSubsampling::kAuto)
     options.jpeg_subsampling = item.subsampling;
   for (const std::string& lost : metadata_not_kept(item.metadata, r.job.format)) {
-    r.notes.push_back(lost + " not kept: " + std::string(format_name(r.job.format)) +
-                      " cannot hold it");
+    r.notes.push_back(lost);
   }
   start = Clock::now();
   std::vector<std::uint8_t> bytes;

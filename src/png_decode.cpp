@@ -232,7 +232,9 @@ DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const Decode
   decoder.zlibsettings.custom_context = &target;
   decoder.ignore_crc = 1;  // as stb_image and browsers; the Adler-32 covers the image data
   decoder.read_text_chunks = 0;
-  decoder.max_icc_size = 16u << 20;
+  // Every profile gpublur writes (kMaxIccBytes) and larger ones from other writers, which the
+  // output leaves out; past this lodepng refuses the file (a bomb's profile inflates without end).
+  decoder.max_icc_size = 64u << 20;
   state.get()->info_raw.colortype = mode.type;
   state.get()->info_raw.bitdepth = mode.bits;
   unsigned char* raw = nullptr;

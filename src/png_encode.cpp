@@ -141,7 +141,8 @@ void ihdr(std::vector<std::uint8_t>& out, int width, int height, int bits, int c
 }
 
 void metadata_chunks(std::vector<std::uint8_t>& out, const Metadata& m) {
-  if (!m.icc.empty()) {  // iCCP: a name, its NUL, compression method 0, the zlib-compressed profile
+  if (icc_to_write(
+          m)) {  // iCCP: a name, its NUL, compression method 0, the zlib-compressed profile
     std::vector<std::uint8_t> body = {'I', 'C', 'C', ' ', 'p', 'r', 'o', 'f', 'i', 'l', 'e', 0, 0};
     const std::vector<std::uint8_t> profile = deflate(m.icc, 9);
     body.insert(body.end(), profile.begin(), profile.end());

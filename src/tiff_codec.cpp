@@ -414,7 +414,7 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
   TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
   TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-  if (!metadata.icc.empty()) {
+  if (icc_to_write(metadata)) {
     TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<std::uint32_t>(metadata.icc.size()),
                  metadata.icc.data());
   }

@@ -134,13 +134,14 @@ std::vector<std::uint8_t> encode_webp(const Image& input, int quality, bool loss
   const Image& image = input.channels <= 2 ? colour : input;
   const std::vector<std::uint8_t> encoded = encode_picture(image, quality, lossless);
   const std::size_t size = encoded.size();
-  if (metadata.icc.empty() && metadata.exif.empty()) return encoded;
+  const bool icc = icc_to_write(metadata);
+  if (!icc && metadata.exif.empty()) return encoded;
   const WebPData bitstream{encoded.data(), size};
   const std::unique_ptr<WebPMux, MuxDeleter> mux(WebPMuxCreate(&bitstream, 0));
   if (!mux) throw IoError("cannot add metadata to the WebP file");
-  const WebPData icc{metadata.icc.data(), metadata.icc.size()};
+  const WebPData profile{metadata.icc.data(), metadata.icc.size()};
   const WebPData exif{metadata.exif.data(), metadata.exif.size()};
-  if ((!metadata.icc.empty() && WebPMuxSetChunk(mux.get(), "ICCP", &icc, 1) != WEBP_MUX_OK) ||
+  if ((icc && WebPMuxSetChunk(mux.get(), "ICCP", &profile, 1) != WEBP_MUX_OK) ||
       (!metadata.exif.empty() && WebPMuxSetChunk(mux.get(), "EXIF", &exif, 1) != WEBP_MUX_OK)) {
     throw IoError("cannot add metadata to the WebP file");
   }

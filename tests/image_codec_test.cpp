@@ -493,8 +493,41 @@ TEST_CASE("ICC profile, EXIF and density survive PNG, JPEG, WebP and TIFF", "[co
     CHECK(decode(encode_image(back.image, format, {}, back.metadata)).metadata.icc == m.icc);
   }
   CHECK(metadata_not_kept(m, ImageFormat::kTga) ==
-        std::vector<std::string>{"ICC profile", "EXIF", "density"});
+        std::vector<std::string>{"ICC profile not kept: tga cannot hold it",
+                                 "EXIF not kept: tga cannot hold it",
+                                 "density not kept: tga cannot hold it"});
   CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());
+}
+
+TEST_CASE("ICC profiles up to what a JPEG holds go through every format; larger ones are noted",
+          "[codec][metadata]") {
+  // 255 APP2 segments of 65,519 bytes: JPEG's most. One byte more once made a JPEG of 256
+  // segments with wrapped sequence numbers (a corrupt profile), and a PNG gpublur's reader called
+  // damaged.
+  const Image in = test::random_image(8, 8, 3, 3);
+  Metadata largest;
+  largest.icc = test::test_icc_profile(kMaxIccBytes);
+  Metadata larger;
+  larger.icc = test::test_icc_profile(kMaxIccBytes + 1);
+  for (ImageFormat format :
+       {ImageFormat::kPng, ImageFormat::kJpeg, ImageFormat::kWebp, ImageFormat::kTiff}) {
+    CAPTURE(format_name(format));
+    CHECK(decode(encode_image(in, format, {}, largest)).metadata.icc == largest.icc);
+    CHECK(metadata_not_kept(largest, format).empty());
+    CHECK(decode(encode_image(in, format, {}, larger)).metadata.icc.empty());
+    CHECK(metadata_not_kept(larger, format) ==
+          std::vector<std::string>{"ICC profile not kept: 16707346 bytes, more than the 16707345 "
+                                   "a JPEG holds, the most gpublur carries"});
+  }
+  // A PNG from another writer with a larger profile (20 MB; past 16 MiB it was "damaged") reads,
+  // profile and all (the output leaves it out, as above).
+  const Bytes huge = test::test_icc_profile(20000000);
+  std::vector<test::PngChunk> chunks = test::png_chunks(encode_image(in, ImageFormat::kPng));
+  Bytes body = {'I', 'C', 'C', 0, 0};
+  const Bytes zlib = test::zlib_stored(huge);
+  body.insert(body.end(), zlib.begin(), zlib.end());
+  chunks.insert(chunks.begin() + 1, test::PngChunk{"iCCP", body});
+  CHECK(decode(test::png_file(chunks)).metadata.icc == huge);
 }
 
 TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][metadata]") {
@@ -520,10 +553,12 @@ TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][m
   }
   // What a TIFF cannot keep is named for --verbose.
   m.exif = test::camera_exif(false, true);
-  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF thumbnail"});
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) ==
+        std::vector<std::string>{"EXIF thumbnail not kept: tiff cannot hold it"});
   CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif == little);
   m.exif = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0};  // a first directory past the end
-  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF (unreadable)"});
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) ==
+        std::vector<std::string>{"EXIF (unreadable) not kept: tiff cannot hold it"});
   CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif.empty());
   CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());  // a block is copied as it is
 }
