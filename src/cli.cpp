@@ -69,8 +69,8 @@ Formats:
   --format).
 
 Metadata:
-  ICC profiles, EXIF and pixel density are copied to the output where its format holds them
-  (--verbose says what was not kept); --strip writes none.
+  ICC profiles, EXIF, XMP and pixel density are copied to the output where its format holds
+  them (--verbose says what was not kept); --strip writes none.
 
 Limits:
   An image's size is checked before any pixels are decoded: at most 65535 pixels a side,
@@ -253,7 +253,7 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
       ->default_str(std::to_string(r.write.webp_quality));
   app.add_flag("--webp-lossless", r.write.webp_lossless, "Write WebP losslessly");
   app.add_flag("--strip", r.strip,
-               "Write no metadata (ICC profile, EXIF, density), which is kept by default");
+               "Write no metadata (ICC profile, EXIF, XMP, density), which is kept by default");
   app.add_option("--max-pixels", g.max_pixels,
                  "Refuse images of more pixels than this, before decoding them (default 134217728, "
                  "2^27; 0: only 65535 per side)");

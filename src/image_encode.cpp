@@ -11,6 +11,7 @@
 #include "exif_tiff.hpp"
 #include "hdr_codec.hpp"
 #include "jpeg_codec.hpp"
+#include "jpeg_markers.hpp"
 #include "png_encode.hpp"
 #include "pnm_codec.hpp"
 #include "tga_codec.hpp"
@@ -135,6 +136,11 @@ std::vector<std::string> metadata_not_kept(const Metadata& metadata, ImageFormat
   }
   if (!metadata.exif.empty() && format == ImageFormat::kTiff) {
     for (const std::string& part : what_tiff_drops(metadata.exif)) lost.push_back(part + cannot);
+  }
+  if (!metadata.xmp.empty() && !t.xmp) lost.push_back("XMP" + cannot);
+  if (metadata.xmp.size() > kMaxJpegXmpBytes && format == ImageFormat::kJpeg) {
+    lost.emplace_back("XMP not kept: longer than a JPEG APP1 segment holds (" +
+                      std::to_string(kMaxJpegXmpBytes) + " bytes)");
   }
   if (metadata.density && !t.density) lost.push_back("density" + cannot);
   return lost;

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "jpeg_markers.hpp"
 
 namespace gpublur {
 namespace {
@@ -96,6 +97,11 @@ ChromaSubsampling subsampling_of(const jpeg_decompress_struct& cinfo) {
   return ChromaSubsampling::kAuto;
 }
 
+// Whether a saved segment holds `size` bytes of `header` and more after them.
+bool starts_with(const jpeg_marker_struct* marker, const void* header, std::size_t size) {
+  return marker->data_length > size && std::memcmp(marker->data, header, size) == 0;
+}
+
 Metadata metadata_of(jpeg_decompress_struct& cinfo) {
   Metadata m;
   JOCTET* icc = nullptr;
@@ -105,12 +111,14 @@ Metadata metadata_of(jpeg_decompress_struct& cinfo) {
     std::free(icc);
   }
   for (jpeg_saved_marker_ptr marker = cinfo.marker_list; marker; marker = marker->next) {
-    if (marker->marker != JPEG_APP0 + 1 || marker->data_length <= sizeof kExifHeader) continue;
-    if (std::memcmp(marker->data, kExifHeader, sizeof kExifHeader) != 0) continue;
-    std::vector<std::uint8_t> exif(marker->data + sizeof kExifHeader,
-                                   marker->data + marker->data_length);
-    if (looks_like_exif(exif)) m.exif = std::move(exif);
-    break;
+    if (marker->marker != JPEG_APP0 + 1) continue;
+    if (m.exif.empty() && starts_with(marker, kExifHeader, sizeof kExifHeader)) {
+      std::vector<std::uint8_t> exif(marker->data + sizeof kExifHeader,
+                                     marker->data + marker->data_length);
+      if (looks_like_exif(exif)) m.exif = std::move(exif);
+    } else if (m.xmp.empty() && starts_with(marker, kJpegXmpHeader, sizeof kJpegXmpHeader)) {
+      m.xmp.assign(marker->data + sizeof kJpegXmpHeader, marker->data + marker->data_length);
+    }
   }
   if (cinfo.saw_JFIF_marker && cinfo.X_density > 0 && cinfo.Y_density > 0) {
     const Density::Unit unit = cinfo.density_unit == 1   ? Density::Unit::kInch
@@ -297,6 +305,12 @@ bool encode(Encoder& e, const Image& image, int quality, ChromaSubsampling subsa
                         static_cast<unsigned int>(sizeof kExifHeader + metadata.exif.size()));
     for (std::uint8_t b : kExifHeader) jpeg_write_m_byte(&cinfo, b);
     for (std::uint8_t b : metadata.exif) jpeg_write_m_byte(&cinfo, b);
+  }
+  if (!metadata.xmp.empty() && metadata.xmp.size() <= kMaxJpegXmpBytes) {
+    jpeg_write_m_header(&cinfo, JPEG_APP0 + 1,
+                        static_cast<unsigned int>(sizeof kJpegXmpHeader + metadata.xmp.size()));
+    for (char c : kJpegXmpHeader) jpeg_write_m_byte(&cinfo, static_cast<std::uint8_t>(c));
+    for (std::uint8_t b : metadata.xmp) jpeg_write_m_byte(&cinfo, b);
   }
   if (icc_to_write(metadata)) {
     jpeg_write_icc_profile(&cinfo, metadata.icc.data(),

@@ -221,6 +221,14 @@ void metadata_chunks(std::vector<std::uint8_t>& out, const Metadata& m) {
     chunk(out, "pHYs", body.data(), body.size());
   }
   if (!m.exif.empty()) chunk(out, "eXIf", m.exif.data(), m.exif.size());
+  if (!m.xmp.empty()) {  // iTXt as the XMP specification places it: uncompressed, no language
+    // The keyword and its NUL, compression flag and method 0, an empty language tag and
+    // translated keyword (a NUL each).
+    static const char kXmpHeader[] = "XML:com.adobe.xmp\0\0\0\0";
+    std::vector<std::uint8_t> body(kXmpHeader, kXmpHeader + sizeof kXmpHeader);
+    body.insert(body.end(), m.xmp.begin(), m.xmp.end());
+    chunk(out, "iTXt", body.data(), body.size());
+  }
 }
 
 // The PNG file of `image`; `owned`, where given, is `image` itself, freed once its rows are
@@ -244,7 +252,8 @@ std::vector<std::uint8_t> encode(const Raster<Sample>& image, Raster<Sample>* ow
   std::vector<std::uint8_t> idat = deflate(filtered, level);
   filtered = {};
   std::vector<std::uint8_t> out = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  out.reserve(idat.size() + metadata.icc.size() + metadata.exif.size() + 1024);
+  out.reserve(idat.size() + metadata.icc.size() + metadata.exif.size() + metadata.xmp.size() +
+              1024);
   ihdr(out, width, height, bits, channels);
   metadata_chunks(out, metadata);
   for (std::size_t at = 0; at < idat.size(); at += kIdatChunkBytes) {

@@ -321,6 +321,12 @@ Metadata metadata_of(TIFF* tif) {
     const auto* bytes = static_cast<const std::uint8_t*>(icc);
     m.icc.assign(bytes, bytes + icc_size);
   }
+  std::uint32_t xmp_size = 0;
+  void* xmp = nullptr;
+  if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &xmp_size, &xmp) && xmp && xmp_size > 0) {
+    const auto* bytes = static_cast<const std::uint8_t*>(xmp);
+    m.xmp.assign(bytes, bytes + xmp_size);
+  }
   float x = 0, y = 0;
   std::uint16_t unit = RESUNIT_INCH;
   if (TIFFGetField(tif, TIFFTAG_XRESOLUTION, &x) && TIFFGetField(tif, TIFFTAG_YRESOLUTION, &y) &&
@@ -417,6 +423,10 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   if (icc_to_write(metadata)) {
     TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<std::uint32_t>(metadata.icc.size()),
                  metadata.icc.data());
+  }
+  if (!metadata.xmp.empty()) {
+    TIFFSetField(tif, TIFFTAG_XMLPACKET, static_cast<std::uint32_t>(metadata.xmp.size()),
+                 metadata.xmp.data());
   }
   if (metadata.density && metadata.density->x > 0 && metadata.density->y > 0) {
     TIFFSetField(tif, TIFFTAG_XRESOLUTION, static_cast<float>(metadata.density->x));

@@ -343,7 +343,7 @@ TEST_CASE("PNM variants: ASCII, bits, PAM, other maximum values", "[codec][pnm]"
 
 TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
   // A 2x2 RGB PSD (3 channels), composite stored raw, then the same PackBits-compressed.
-  const auto psd = [](int depth, int compression, int channels) {
+  const auto psd = [](int depth, int compression, int channels, const Bytes& resources = {}) {
     Bytes b = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0};
     put16be(b, static_cast<unsigned>(channels));
     put32be(b, 2);  // height
@@ -351,7 +351,8 @@ TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
     put16be(b, static_cast<unsigned>(depth));
     put16be(b, 3);  // RGB
     put32be(b, 0);  // colour mode data
-    put32be(b, 0);  // image resources
+    put32be(b, static_cast<std::uint32_t>(resources.size()));  // image resources
+    b.insert(b.end(), resources.begin(), resources.end());
     put32be(b, 0);  // layers
     put16be(b, static_cast<unsigned>(compression));
     const int bytes = depth / 8;
@@ -386,6 +387,21 @@ TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
       if (channels == 3 && depth == 8) check_same_as_stb(raw, "x.psd");
     }
   }
+  // Image resources: the ICC profile (1039) and XMP (1060), each "8BIM", its id, an empty name
+  // padded to 2 bytes, its size, and its data padded to an even length.
+  const Bytes icc = test::test_icc_profile(600);
+  const Bytes xmp = test::xmp_packet("psd");
+  Bytes resources;
+  for (const auto& [id, data] : std::vector<std::pair<unsigned, Bytes>>{{1039, icc}, {1060, xmp}}) {
+    resources.insert(resources.end(), {'8', 'B', 'I', 'M'});
+    put16be(resources, id), put16be(resources, 0);
+    put32be(resources, static_cast<std::uint32_t>(data.size()));
+    resources.insert(resources.end(), data.begin(), data.end());
+    if (data.size() % 2) resources.push_back(0);
+  }
+  const DecodedImage with = decode(psd(8, 0, 3, resources));
+  CHECK(with.metadata.icc == icc);
+  CHECK(with.metadata.xmp == xmp);
 }
 
 TEST_CASE("the content decides the format, not the name", "[codec]") {
@@ -528,6 +544,49 @@ TEST_CASE("ICC profiles up to what a JPEG holds go through every format; larger 
   body.insert(body.end(), zlib.begin(), zlib.end());
   chunks.insert(chunks.begin() + 1, test::PngChunk{"iCCP", body});
   CHECK(decode(test::png_file(chunks)).metadata.icc == huge);
+}
+
+TEST_CASE("XMP goes through PNG, JPEG, WebP and TIFF; formats without it say so",
+          "[codec][metadata]") {
+  // Dropped from every output before, JPEG to JPEG too, and --verbose said nothing.
+  const Image in = test::random_image(16, 12, 3, 21);
+  Metadata m;
+  m.xmp = test::xmp_packet("a caption");
+  m.exif = test::camera_exif(false);
+  for (ImageFormat format :
+       {ImageFormat::kJpeg, ImageFormat::kPng, ImageFormat::kTiff, ImageFormat::kWebp,
+        ImageFormat::kJpeg, ImageFormat::kTiff, ImageFormat::kPng, ImageFormat::kWebp}) {
+    CAPTURE(format_name(format));
+    const Bytes file = encode_image(in, format, {}, m);
+    if (format == ImageFormat::kWebp) CHECK((file.at(20) & 4) != 0);  // VP8X's XMP flag
+    const DecodedImage back = decode(file);
+    CHECK(back.metadata.xmp == m.xmp);
+    CHECK_FALSE(back.metadata.exif.empty());  // beside EXIF, which JPEG keeps in APP1 too
+    CHECK(metadata_not_kept(m, format).empty());
+    m = back.metadata;
+  }
+  for (ImageFormat format : {ImageFormat::kBmp, ImageFormat::kTga, ImageFormat::kPnm}) {
+    const std::vector<std::string> lost = metadata_not_kept(m, format);
+    CHECK(std::count(lost.begin(), lost.end(),
+                     "XMP not kept: " + std::string(format_name(format)) + " cannot hold it") == 1);
+  }
+  // A packet longer than one APP1 segment (Extended XMP, which gpublur does not write): left out
+  // of a JPEG, and said; kept by the others.
+  Metadata large;
+  large.xmp = test::xmp_packet(std::string(70000, 'x'));
+  CHECK(decode(encode_image(in, ImageFormat::kJpeg, {}, large)).metadata.xmp.empty());
+  CHECK(metadata_not_kept(large, ImageFormat::kJpeg) ==
+        std::vector<std::string>{
+            "XMP not kept: longer than a JPEG APP1 segment holds (65504 bytes)"});
+  CHECK(decode(encode_image(in, ImageFormat::kPng, {}, large)).metadata.xmp == large.xmp);
+  // Another writer's compressed iTXt reads too.
+  std::vector<test::PngChunk> chunks = test::png_chunks(encode_image(in, ImageFormat::kPng));
+  const std::string header("XML:com.adobe.xmp\0\1\0en\0\0", 24);
+  Bytes body(header.begin(), header.end());
+  const Bytes zlib = test::zlib_stored(m.xmp);
+  body.insert(body.end(), zlib.begin(), zlib.end());
+  chunks.insert(chunks.begin() + 1, test::PngChunk{"iTXt", body});
+  CHECK(decode(test::png_file(chunks)).metadata.xmp == m.xmp);
 }
 
 TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][metadata]") {

@@ -8,6 +8,7 @@
 #include "jpeg_markers.hpp"
 #include "jpeg_variants.hpp"
 #include "reference_blur.hpp"
+#include "test_bytes.hpp"
 #include "test_exif.hpp"
 #include "test_icc.hpp"
 
@@ -24,6 +25,8 @@ Metadata metadata_of_kind(int kind) {
   if (kind & 16) m.density = Density{2, 1, Density::Unit::kNone};
   if (kind & 32) m.icc = test::test_icc_profile(kMaxIccBytes);      // 255 APP2 chunks: JPEG's most
   if (kind & 64) m.icc = test::test_icc_profile(kMaxIccBytes + 1);  // left out
+  if (kind & 128) m.xmp = test::xmp_packet("in APP1, after EXIF");
+  if (kind & 256) m.xmp = test::xmp_packet(std::string(kMaxJpegXmpBytes, 'x'));  // left out
   return m;
 }
 
@@ -32,7 +35,8 @@ Metadata metadata_of_kind(int kind) {
 TEST_CASE("metadata added to an encoder's JPEG is what libjpeg-turbo writes, byte for byte",
           "[jpeg][markers]") {
   const Image image = test::random_image(37, 21, 3, 5);
-  for (const int kind : {0, 1, 2, 4, 8, 16, 1 | 2 | 4, 2 | 8 | 16, 32, 2 | 64}) {
+  for (const int kind :
+       {0, 1, 2, 4, 8, 16, 1 | 2 | 4, 2 | 8 | 16, 32, 2 | 64, 128, 1 | 2 | 4 | 128, 2 | 256}) {
     CAPTURE(kind);
     Metadata m = metadata_of_kind(kind);
     const std::vector<std::uint8_t> plain = encode_jpeg(image, 90, ChromaSubsampling::k420, {});
@@ -42,8 +46,10 @@ TEST_CASE("metadata added to an encoder's JPEG is what libjpeg-turbo writes, byt
     // And the result reads back with the metadata.
     const DecodedImage back = decode_jpeg(expected.data(), expected.size(), DecodeLimits{});
     if (m.icc.size() > kMaxIccBytes) m.icc.clear();  // never 256 chunks, their numbers wrapped
+    if (m.xmp.size() > kMaxJpegXmpBytes) m.xmp.clear();
     CHECK(back.metadata.icc == m.icc);
     CHECK(back.metadata.exif == m.exif);
+    CHECK(back.metadata.xmp == m.xmp);
   }
 }
 

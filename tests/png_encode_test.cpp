@@ -12,6 +12,7 @@
 #include "errors.hpp"
 #include "png_encode.hpp"
 #include "reference_blur.hpp"
+#include "test_bytes.hpp"
 #include "test_icc.hpp"
 
 using namespace gpublur;
@@ -204,11 +205,12 @@ TEST_CASE("a damaged stream is caught by libpng's checks", "[png]") {
   CHECK_FALSE(decode_with_libpng(png, out));
 }
 
-TEST_CASE("ICC profile, density and EXIF chunks read back through libpng", "[png]") {
+TEST_CASE("ICC profile, density, EXIF and XMP chunks read back through libpng", "[png]") {
   const Image in = test::random_image(20, 10, 3, 12);
   Metadata m;
   m.icc = test::test_icc_profile(3000);
   m.exif = {'M', 'M', 0, 42, 0, 0, 0, 8, 0, 0, 1, 2, 3};
+  m.xmp = test::xmp_packet("through libpng");
   m.density = Density{300, 300, Density::Unit::kInch};
   const std::vector<std::uint8_t> file = encode_png(in, 2, m);
   MemoryReader reader{&file, 0};
@@ -236,6 +238,12 @@ TEST_CASE("ICC profile, density and EXIF chunks read back through libpng", "[png
   png_uint_32 exif_size = 0;
   REQUIRE(png_get_eXIf_1(png, info, &exif_size, &exif));
   CHECK(std::vector<std::uint8_t>(exif, exif + exif_size) == m.exif);
+  png_textp text = nullptr;
+  int texts = 0;
+  REQUIRE(png_get_text(png, info, &text, &texts) == 1);
+  CHECK(std::string(text[0].key) == "XML:com.adobe.xmp");
+  CHECK(text[0].compression == PNG_ITXT_COMPRESSION_NONE);
+  CHECK(std::vector<std::uint8_t>(text[0].text, text[0].text + text[0].itxt_length) == m.xmp);
   png_destroy_read_struct(&png, &info, nullptr);
 }
 

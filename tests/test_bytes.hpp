@@ -99,6 +99,17 @@ inline Bytes png_file(const std::vector<PngChunk>& chunks) {
   return file;
 }
 
+// An XMP packet whose description holds `text`.
+inline Bytes xmp_packet(const std::string& text) {
+  const std::string xml =
+      "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>"
+      "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
+      "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description "
+      "xmlns:dc=\"http://purl.org/dc/elements/1.1/\" dc:description=\"" +
+      text + "\"/></rdf:RDF></x:xmpmeta><?xpacket end=\"w\"?>";
+  return Bytes(xml.begin(), xml.end());
+}
+
 // `data` as a zlib stream of stored (uncompressed) deflate blocks, with its Adler-32.
 inline Bytes zlib_stored(const Bytes& data) {
   Bytes z = {0x78, 0x01};
