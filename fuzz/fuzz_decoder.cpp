@@ -1,13 +1,20 @@
 // fuzz_decoder.cpp — a libFuzzer target for one decoder, or for the whole read path (format sniffed
 // from the content, as gpublur reads every file). Built once per GB_FUZZ_TARGET by fuzz/build.sh:
 // png, jpeg (with its header facts and metadata splice), webp, tiff, gif, bmp, tga, pnm, hdr,
-// psd, read (decode_image), cache (kernel cache entries), exif (an EXIF block from a file
-// written into a TIFF and read back). A decoder may
+// psd, read (read_file, which sniffs the first bytes before it reads the rest, from a regular file
+// and from a pipe, then decode_image), cache (kernel cache entries), exif (an EXIF block from a
+// file written into a TIFF and read back). A decoder may
 // refuse its input with IoError; anything else (a crash, a sanitizer report, a hang, an allocation
 // past libFuzzer's -malloc_limit_mb) is a finding.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "base/errors.hpp"
@@ -36,6 +43,34 @@ constexpr gpublur::DecodeLimits kLimits{std::uint64_t{1} << 24};
 #define GB_STRINGIFY2(x) #x
 #define GB_STRINGIFY(x) GB_STRINGIFY2(x)
 
+// `data` as read_file reads it from a regular file (a memfd) and, where it fits a pipe's buffer,
+// from a pipe; both must give the bytes back whole, or refuse them (IoError).
+std::vector<std::uint8_t> read_as_files(const std::uint8_t* data, std::size_t size) {
+  const auto whole = [&](const std::vector<std::uint8_t>& got) {
+    if (got.size() != size || !std::equal(got.begin(), got.end(), data)) std::abort();
+  };
+  const int file = ::memfd_create("fuzz.tga", 0);
+  if (file < 0 || ::write(file, data, size) != static_cast<ssize_t>(size)) std::abort();
+  std::vector<std::uint8_t> bytes;
+  try {
+    bytes = gpublur::read_file("/proc/self/fd/" + std::to_string(file), kLimits);
+    whole(bytes);
+  } catch (const gpublur::IoError&) {
+  }
+  ::close(file);
+  int pipe_ends[2];
+  if (size <= 65536 && ::pipe(pipe_ends) == 0) {
+    if (::write(pipe_ends[1], data, size) != static_cast<ssize_t>(size)) std::abort();
+    ::close(pipe_ends[1]);
+    try {
+      whole(gpublur::read_file("/proc/self/fd/" + std::to_string(pipe_ends[0]), kLimits));
+    } catch (const gpublur::IoError&) {
+    }
+    ::close(pipe_ends[0]);
+  }
+  return bytes;
+}
+
 void decode(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
   const std::string target = GB_STRINGIFY(GB_FUZZ_TARGET);
@@ -58,8 +93,10 @@ void decode(const std::uint8_t* data, std::size_t size) {
   if (target == "pnm") decode_pnm(data, size, kLimits);
   if (target == "hdr") decode_hdr(data, size, kLimits);
   if (target == "psd") decode_psd(data, size, kLimits);
-  if (target == "read")
+  if (target == "read") {
+    read_as_files(data, size);
     decode_image(std::vector<std::uint8_t>(data, data + size), "fuzz.tga", kLimits);
+  }
   if (target == "cache") deserialize(std::vector<std::uint8_t>(data, data + size));
   if (target == "exif") {
     Metadata m;

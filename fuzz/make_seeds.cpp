@@ -1,8 +1,9 @@
 // make_seeds.cpp — the fuzz targets' seed corpora, made by gpublur itself: small images in every
 // format and variant its encoders write (channels, depths, metadata), and hand-made variants of
 // what other programs write (palette and RLE BMPs, colour-mapped and bottom-up TGAs, ASCII PNM,
-// PackBits PSDs, GIFs from giflib), plus the inputs that broke stb_image (issue 24), so that every
-// fuzz run starts from them.
+// PackBits PSDs, GIFs from giflib, tiled TIFFs, progressive and other JPEGs libjpeg-turbo writes,
+// XMP in every container), plus the inputs that broke stb_image (issue 24), so that every fuzz run
+// starts from them.
 //   gpublur_fuzz_seeds DIR      (writes DIR/<target>/<name>)
 #include <gif_lib.h>
 
@@ -12,9 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "codecs/image_encode.hpp"
-#include "jit/kernel_cache.hpp"
-#include "support/test_exif.hpp"
+#include "image_encode.hpp"
+#include "jpeg_variants.hpp"
+#include "kernel_cache.hpp"
+#include "test_bytes.hpp"
+#include "test_exif.hpp"
 
 namespace {
 
@@ -63,6 +66,46 @@ void put32(Bytes& b, std::uint32_t v, bool big) {
     put16(b, v >> 16, true), put16(b, v & 0xffff, true);
   else
     put16(b, v & 0xffff, false), put16(b, v >> 16, false);
+}
+
+// A gray (1 sample) or RGB (3) TIFF of w x h pixels in uncompressed tiles of `tile` pixels a side,
+// little-endian, built by hand (gpublur writes strips only).
+Bytes tiled_tiff(std::uint32_t w, std::uint32_t h, std::uint32_t tile, unsigned samples) {
+  const std::uint32_t across = (w + tile - 1) / tile, down = (h + tile - 1) / tile;
+  const std::uint32_t tiles = across * down, tile_bytes = tile * tile * samples;
+  struct Entry {
+    unsigned tag, type;
+    std::uint32_t count, value;
+  };
+  const std::uint32_t entries = 11;
+  const std::uint32_t arrays = 8 + 2 + 12 * entries + 4;  // offsets, then byte counts, then bits
+  const std::uint32_t data = arrays + 8 * tiles + 6;
+  const std::vector<Entry> ifd = {{256, 4, 1, w},
+                                  {257, 4, 1, h},
+                                  {258, 3, samples, samples == 1 ? 8 : arrays + 8 * tiles},
+                                  {259, 3, 1, 1},
+                                  {262, 3, 1, samples == 1 ? 1u : 2u},
+                                  {277, 3, 1, samples},
+                                  {284, 3, 1, 1},
+                                  {322, 4, 1, tile},
+                                  {323, 4, 1, tile},
+                                  {324, 4, tiles, tiles == 1 ? data : arrays},
+                                  {325, 4, tiles, tiles == 1 ? tile_bytes : arrays + 4 * tiles}};
+  Bytes b = text("II*");
+  b.push_back(0);
+  put32(b, 8, false);
+  put16(b, entries, false);
+  for (const Entry& e : ifd) {
+    put16(b, e.tag, false), put16(b, e.type, false), put32(b, e.count, false);
+    put32(b, e.value, false);
+  }
+  put32(b, 0, false);
+  for (std::uint32_t t = 0; t < tiles; ++t) put32(b, data + t * tile_bytes, false);
+  for (std::uint32_t t = 0; t < tiles; ++t) put32(b, tile_bytes, false);
+  for (int s = 0; s < 3; ++s) put16(b, 8, false);  // BitsPerSample of RGB
+  for (std::uint32_t i = 0; i < tiles * tile_bytes; ++i)
+    b.push_back(static_cast<std::uint8_t>(i * 7));
+  return b;
 }
 
 Bytes gif(int w, int h, bool interlaced, bool transparent) {
@@ -145,6 +188,7 @@ int main(int argc, char** argv) {
   meta.icc[0] = 0, meta.icc[1] = 0, meta.icc[2] = 0, meta.icc[3] = 200;
   meta.exif = test::camera_exif(true);
   meta.density = Density{72, 72, Density::Unit::kInch};
+  meta.xmp = test::xmp_packet("seed");
   for (int c = 1; c <= 4; ++c) {
     const std::string n = std::to_string(c);
     const Image image = pattern(13, 9, c);
@@ -194,6 +238,39 @@ int main(int argc, char** argv) {
              psd(depth, compression, channels));
       }
     }
+  }
+  // Past read_file's first 4 KiB, so the read path's target reads the rest too.
+  save("bmp", "large.bmp", encode_image(pattern(64, 32, 3), ImageFormat::kBmp));
+  save("pnm", "large.pnm", encode_image(pattern16(40, 30, 2), ImageFormat::kPnm));
+  save("tiff", "tiles.tif", tiled_tiff(40, 24, 16, 1));
+  save("tiff", "tiles-rgb.tif", tiled_tiff(20, 20, 16, 3));
+  save("tiff", "tile-larger.tif", tiled_tiff(5, 3, 16, 1));
+  {
+    const Image rgb = pattern(24, 16, 3);
+    test::JpegVariant v;
+    v.progressive = true;
+    save("jpeg", "progressive.jpg", test::write_jpeg_variant(rgb, v));
+    v.h = v.v = 2;
+    save("jpeg", "progressive-420.jpg", test::write_jpeg_variant(rgb, v));
+    v = {};
+    v.arithmetic = true;
+    save("jpeg", "arithmetic.jpg", test::write_jpeg_variant(rgb, v));
+    v = {};
+    v.restart_rows = 1;
+    save("jpeg", "restarts.jpg", test::write_jpeg_variant(rgb, v));
+    v = {};
+    v.cmyk = true;
+    save("jpeg", "cmyk.jpg", test::write_jpeg_variant(rgb, v));
+  }
+  {  // XMP in a compressed iTXt, as other writers may store it
+    std::vector<test::PngChunk> chunks =
+        test::png_chunks(encode_image(pattern(5, 4, 3), ImageFormat::kPng));
+    const std::string header("XML:com.adobe.xmp\0\1\0en\0\0", 24);
+    Bytes body(header.begin(), header.end());
+    const Bytes zlib = test::zlib_stored(meta.xmp);
+    body.insert(body.end(), zlib.begin(), zlib.end());
+    chunks.insert(chunks.begin() + 1, test::PngChunk{"iTXt", body});
+    save("png", "xmp-compressed.png", test::png_file(chunks));
   }
   save("gif", "plain.gif", gif(7, 5, false, false));
   save("gif", "interlaced.gif", gif(9, 11, true, true));

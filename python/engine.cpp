@@ -290,11 +290,11 @@ nb::ndarray<nb::numpy> to_numpy(Raster<Sample>&& image) {
   return nb::ndarray<nb::numpy>(owner->data(), 3, shape, free_it, nullptr, nb::dtype<Sample>());
 }
 
-nb::ndarray<nb::numpy> read_array(const std::string& path, std::uint64_t max_pixels) {
+nb::ndarray<nb::numpy> read_array(const std::string& path, const DecodeLimits& limits) {
   DecodedImage d;
   {
     nb::gil_scoped_release release;
-    d = read_image(path, DecodeLimits{max_pixels});
+    d = read_image(path, limits);
   }
   if (d.bits == 16) return to_numpy(std::move(d.image16));
   if (d.bits == 32) return to_numpy(std::move(d.imagef));
@@ -431,8 +431,8 @@ NB_MODULE(_engine, m) {
       return nb::cast(device_of_pointer(pointer));
     });
   });
-  m.def("read", [](const std::string& path, std::uint64_t max_pixels) {
-    return guarded([&] { return nb::cast(read_array(path, max_pixels)); });
+  m.def("read", [](const std::string& path, std::uint64_t max_pixels, std::uint64_t max_bytes) {
+    return guarded([&] { return nb::cast(read_array(path, DecodeLimits{max_pixels, max_bytes})); });
   });
   m.def("write", [](const std::string& path, std::uintptr_t data, int h, int w, int c, int bits,
                     const std::vector<std::string>& args) {

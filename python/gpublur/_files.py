@@ -13,10 +13,14 @@ from ._common import _checked, _integer, log
 from ._parameters import _blur_args
 
 
-def read(path: Union[str, os.PathLike], *, max_pixels: int = 1 << 28) -> np.ndarray:
+def read(path: Union[str, os.PathLike], *, max_pixels: int = 1 << 27,
+         max_bytes: int = 1 << 30) -> np.ndarray:
     """Reads an image file (any format the command line reads, by its content) into an HxWxC NumPy
-    array: uint8, uint16 for 16-bit files, float32 for HDR. Raises OSError naming the file and why."""
-    return _checked(_engine.read(os.fspath(path), _integer("max_pixels", max_pixels)))
+    array: uint8, uint16 for 16-bit files, float32 for HDR. Images of more pixels or decoded bytes
+    than the limits (the command line's --max-pixels and --max-bytes; 0: none) are refused before
+    they are decoded. Raises OSError naming the file and why."""
+    return _checked(_engine.read(os.fspath(path), _integer("max_pixels", max_pixels),
+                                 _integer("max_bytes", max_bytes)))
 
 
 def write(path: Union[str, os.PathLike], image, *, png_level: Optional[int] = None,

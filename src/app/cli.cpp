@@ -86,13 +86,17 @@ Formats:
   --format).
 
 Metadata:
-  ICC profiles, EXIF and pixel density are copied to the output where its format holds them
-  (--verbose says what was not kept); --strip writes none.
+  ICC profiles, EXIF, XMP and pixel density are copied to the output where its format holds
+  them (--verbose says what was not kept); --strip writes none.
 
 Limits:
-  An image's size is checked before any pixels are decoded: at most 65535 pixels a side and
-  --max-pixels pixels (default 268435456, 16384 x 16384). A file whose header claims more than
-  its data can hold is refused as truncated.
+  An image's size is checked before any pixels are decoded: at most 65535 pixels a side,
+  --max-pixels pixels (default 134217728, 2^27: 11585 x 11585) and --max-bytes bytes of decoded
+  samples (default 1073741824, 1 GiB: width x height x channels x bytes a sample). A file whose
+  header claims more than its data can hold is refused as truncated, a JPEG of more than 100
+  scans (progressive files have about 10) as damaged. A file's first bytes are read alone: one
+  that is no image is refused before the rest is read. A pipe or device is read up to
+  --max-bytes plus 64 MiB, a --from-list file up to 64 MiB.
 
 Exit codes:
   0 success, 1 runtime error (file, GPU, compiler; in a batch: some file failed),
@@ -169,6 +173,7 @@ struct Given {
   std::string subsampling;
   std::optional<std::uint64_t> max_pixels;
   bool no_follow_links = false;
+  std::optional<std::uint64_t> max_bytes;
 };
 
 // What to blur and how: images, kernel size, borders.
@@ -279,10 +284,13 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
       ->default_str(std::to_string(r.write.webp_quality));
   app.add_flag("--webp-lossless", r.write.webp_lossless, "Write WebP losslessly");
   app.add_flag("--strip", r.strip,
-               "Write no metadata (ICC profile, EXIF, density), which is kept by default");
+               "Write no metadata (ICC profile, EXIF, XMP, density), which is kept by default");
   app.add_option("--max-pixels", g.max_pixels,
-                 "Refuse images of more pixels than this, before decoding them (default 268435456, "
-                 "16384 x 16384; 0: only 65535 per side)");
+                 "Refuse images of more pixels than this, before decoding them (default 134217728, "
+                 "2^27; 0: only 65535 per side)");
+  app.add_option("--max-bytes", g.max_bytes,
+                 "Refuse images whose decoded samples take more bytes than this, before decoding "
+                 "them (default 1073741824, 1 GiB; 0: no limit)");
   app.add_flag("--no-cache", r.no_cache, "Compile the kernel even if the kernel cache has it");
   app.add_option("--cache-dir", r.cache_dir,
                  "Kernel cache directory (default: $GPUBLUR_CACHE_DIR, $XDG_CACHE_HOME/gpublur or "
@@ -486,6 +494,7 @@ Request validated(Request r, const Given& g) {
   }
   r.write.jpeg_subsampling = subsampling_of(g.subsampling);
   if (g.max_pixels) r.limits.max_pixels = *g.max_pixels;
+  if (g.max_bytes) r.limits.max_bytes = *g.max_bytes;
   if (r.dump_ptx && r.dump_ptx->empty()) r.dump_ptx = "-";
   if (r.dump_source && r.dump_source->empty()) r.dump_source = "-";
   images_of(r, g);

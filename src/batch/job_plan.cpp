@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <system_error>
 
@@ -27,18 +28,45 @@ bool replaces_input(const fs::path& input, const fs::path& output) {
   return fs::is_regular_file(input, e) && fs::equivalent(input, output, e);
 }
 
+// A list holds paths: a million of them fit in 64 MiB, and no path is longer than PATH_MAX or holds
+// a NUL. A file that breaks these (/dev/zero, a binary named by mistake) is refused as soon as it
+// does, instead of being read into memory without end.
+constexpr std::size_t kMaxListBytes = std::size_t{64} << 20;
+constexpr std::size_t kMaxListLine = 4096;
+
+[[noreturn]] void not_a_list(const std::string& list, const std::string& why) {
+  throw UsageError("--from-list: '" + printable(list) + "' is not a list of paths: " + why);
+}
+
 std::vector<std::string> read_list(const std::string& list) {
   std::ifstream file;
   if (list != "-") {
-    file.open(list);
+    file.open(list, std::ios::binary);
     if (!file) throw UsageError("--from-list: cannot read '" + printable(list) + "'");
   }
   std::istream& in = list == "-" ? std::cin : file;
   std::vector<std::string> paths;
-  for (std::string line; std::getline(in, line);) {
+  std::string line;
+  const auto end_line = [&] {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (!line.empty()) paths.push_back(line);
+    line.clear();
+  };
+  std::size_t total = 0, number = 1;
+  for (std::istreambuf_iterator<char> it(in), end; it != end; ++it) {
+    if (++total > kMaxListBytes) not_a_list(list, "longer than 64 MiB");
+    if (*it == '\n') {
+      end_line();
+      ++number;
+    } else if (*it == '\0') {
+      not_a_list(list, "a NUL byte in line " + std::to_string(number));
+    } else if (line.size() == kMaxListLine) {
+      not_a_list(list, "a line longer than " + std::to_string(kMaxListLine) + " bytes");
+    } else {
+      line += *it;
+    }
   }
+  end_line();
   return paths;
 }
 

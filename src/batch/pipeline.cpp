@@ -94,6 +94,10 @@ void stage(Item& item, F&& work) {
   } catch (const Stopped&) {  // a read that gave up: the file is undone, not failed
     item.result.status = FileResult::Status::kInterrupted;
   } catch (const Error& e) {
+    if (stop_requested()) {  // e.g. a read cut short by the signal: not the file's fault
+      item.result.status = FileResult::Status::kInterrupted;
+      return;
+    }
     item.result.status = FileResult::Status::kFailed;
     item.result.error = printable(e.what());
     item.result.exit_code = e.exit_code();
@@ -178,7 +182,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
   if (!r.job.error.empty()) throw IoError(r.job.error);  // found unreadable when planned
   budget.wait_for_room();
   const auto start = Clock::now();
-  std::vector<std::uint8_t> bytes = read_file(r.job.input);
+  std::vector<std::uint8_t> bytes = read_file(r.job.input, s.limits);
   r.stages.emplace_back("read", ms_since(start));
   r.bytes_in = bytes.size();
   if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route)) {
@@ -234,11 +238,14 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   }
 }
 
-std::vector<std::uint8_t> encode(const FinishedImage& f, const Job& job, EncodeOptions options,
+// Encodes the blurred image, freeing its samples as soon as the encoder is done with them.
+std::vector<std::uint8_t> encode(FinishedImage&& f, const Job& job, EncodeOptions options,
                                  const Metadata& metadata) {
-  if (f.bits == 32) return encode_image(f.imagef, job.format, options, metadata);
-  if (f.bits == 16) return encode_image(f.image16, job.format, options, metadata);
-  return encode_image(f.image, job.format, options, metadata);
+  if (f.bits == 32)
+    return encode_image_consuming(std::move(f.imagef), job.format, options, metadata);
+  if (f.bits == 16)
+    return encode_image_consuming(std::move(f.image16), job.format, options, metadata);
+  return encode_image_consuming(std::move(f.image), job.format, options, metadata);
 }
 
 void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
@@ -259,15 +266,14 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   FileResult& r = item.result;
   auto start = Clock::now();
   const bool linear = item.prepared->srgb_bits != 0;
-  const FinishedImage finished = finish_image(std::move(*item.prepared));
+  FinishedImage finished = finish_image(std::move(*item.prepared));
   item.prepared.reset();
   if (linear) r.stages.emplace_back("from linear", ms_since(start));
   EncodeOptions options = s.encode;
   if (options.jpeg_subsampling == ChromaSubsampling::kAuto)
     options.jpeg_subsampling = item.subsampling;
   for (const std::string& lost : metadata_not_kept(item.metadata, r.job.format)) {
-    r.notes.push_back(lost + " not kept: " + std::string(format_name(r.job.format)) +
-                      " cannot hold it");
+    r.notes.push_back(lost);
   }
   start = Clock::now();
   std::vector<std::uint8_t> bytes;
@@ -276,7 +282,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
     item.encoded = {};
     r.stages.emplace_back("metadata", ms_since(start));
   } else {
-    bytes = encode(finished, r.job, options, item.metadata);
+    bytes = encode(std::move(finished), r.job, options, item.metadata);
     r.stages.emplace_back("encode", ms_since(start));
     if (r.job.format == ImageFormat::kJpeg) r.encoder = "libjpeg-turbo";
   }

@@ -235,7 +235,8 @@ std::int32_t pixels_per_metre(const std::optional<Density>& d, bool x) {
 DecodedImage decode_bmp(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   ByteReader r(data, size);
   const Header h = read_header(r);
-  check_image_size(h.width, h.height, limits);
+  // Alpha is possible in 16- and 32-bit pixels: counted as 4 channels until the pixels say.
+  check_image_size({h.width, h.height, h.bpp == 16 || h.bpp == 32 ? 4 : 3, 1}, limits);
   const bool rle = h.compression == kRle8 || h.compression == kRle4;
   const bool known_depth =
       h.bpp == 1 || h.bpp == 4 || h.bpp == 8 || h.bpp == 16 || h.bpp == 24 || h.bpp == 32;

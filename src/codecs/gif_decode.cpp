@@ -82,57 +82,72 @@ std::vector<int> row_order(int height, bool interlaced) {
   return rows;
 }
 
-// Draws the frame just described into the RGBA canvas; returns whether it covers the canvas
-// with no transparent pixel.
-bool draw_frame(const Gif& gif, int transparent, Image& canvas) {
-  const GifImageDesc& frame = gif.get()->Image;
-  const ColorMapObject* map = frame.ColorMap ? frame.ColorMap : gif.get()->SColorMap;
-  if (!map || !map->Colors) throw IoError("damaged GIF: no colour map");
-  if (frame.Width < 1 || frame.Height < 1 || frame.Width > 65535 || frame.Height > 65535) {
-    throw IoError("damaged GIF: a frame of " + std::to_string(frame.Width) + "x" +
-                  std::to_string(frame.Height) + " pixels");
+// The part of the frame just described that lies on the canvas, as colour indices (1 byte a pixel,
+// so the canvas is made once, in its final channels, beside a quarter of its size at most).
+struct Frame {
+  int left = 0, top = 0, width = 0, height = 0;  // on the canvas
+  std::vector<GifPixelType> indices;
+};
+
+Frame read_frame(const Gif& gif, int canvas_width, int canvas_height) {
+  const GifImageDesc& desc = gif.get()->Image;
+  if (desc.Width < 1 || desc.Height < 1 || desc.Width > 65535 || desc.Height > 65535) {
+    throw IoError("damaged GIF: a frame of " + std::to_string(desc.Width) + "x" +
+                  std::to_string(desc.Height) + " pixels");
   }
-  std::vector<GifPixelType> line(static_cast<std::size_t>(frame.Width));
-  bool opaque = frame.Left == 0 && frame.Top == 0 && frame.Width >= canvas.width &&
-                frame.Height >= canvas.height;
-  for (int y : row_order(frame.Height, frame.Interlace)) {
-    gif.check(DGifGetLine(gif.get(), line.data(), frame.Width));
-    const int cy = frame.Top + y;
-    if (cy < 0 || cy >= canvas.height) continue;
-    for (int x = 0; x < frame.Width; ++x) {
-      const int cx = frame.Left + x;
-      const int index = line[static_cast<std::size_t>(x)];
-      if (cx < 0 || cx >= canvas.width) continue;
-      if (index == transparent) {
-        opaque = false;
-        continue;
-      }
-      const GifColorType colour =
-          index < map->ColorCount ? map->Colors[index] : GifColorType{0, 0, 0};
-      std::uint8_t* px =
-          &canvas.pixels[(static_cast<std::size_t>(cy) * static_cast<std::size_t>(canvas.width) +
-                          static_cast<std::size_t>(cx)) *
-                         4];
-      px[0] = colour.Red, px[1] = colour.Green, px[2] = colour.Blue, px[3] = 255;
-    }
+  Frame f;
+  f.left = std::clamp(desc.Left, 0, canvas_width);
+  f.top = std::clamp(desc.Top, 0, canvas_height);
+  f.width = std::clamp(desc.Left + desc.Width, 0, canvas_width) - f.left;
+  f.height = std::clamp(desc.Top + desc.Height, 0, canvas_height) - f.top;
+  f.indices.resize(static_cast<std::size_t>(f.width) * static_cast<std::size_t>(f.height));
+  std::vector<GifPixelType> line(static_cast<std::size_t>(desc.Width));
+  const auto w = static_cast<std::size_t>(std::max(f.width, 0));
+  for (int y : row_order(desc.Height, desc.Interlace)) {
+    gif.check(DGifGetLine(gif.get(), line.data(), desc.Width));
+    const int cy = desc.Top + y - f.top;
+    if (cy < 0 || cy >= f.height || w == 0) continue;
+    std::memcpy(f.indices.data() + static_cast<std::size_t>(cy) * w,
+                line.data() + (f.left - desc.Left), w);
   }
-  return opaque;
+  return f;
 }
 
-Image without_alpha(const Image& rgba) {
-  Image rgb = make_image(rgba.width, rgba.height, 3);
-  for (std::size_t i = 0, j = 0; i < rgba.pixels.size(); i += 4, j += 3) {
-    std::memcpy(&rgb.pixels[j], &rgba.pixels[i], 3);
+// The canvas with the frame drawn on it: RGB where the frame covers it with no transparent pixel,
+// else RGBA, transparent black outside the frame.
+Image draw_frame(const Gif& gif, const Frame& f, int transparent, int canvas_width,
+                 int canvas_height) {
+  const ColorMapObject* map =
+      gif.get()->Image.ColorMap ? gif.get()->Image.ColorMap : gif.get()->SColorMap;
+  if (!map || !map->Colors) throw IoError("damaged GIF: no colour map");
+  const bool covers = f.width == canvas_width && f.height == canvas_height;
+  const bool opaque =
+      covers && std::find(f.indices.begin(), f.indices.end(), transparent) == f.indices.end();
+  Image canvas = make_image(canvas_width, canvas_height, opaque ? 3 : 4);
+  const auto c = static_cast<std::size_t>(canvas.channels);
+  for (int y = 0; y < f.height; ++y) {
+    const GifPixelType* index =
+        f.indices.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(f.width);
+    std::uint8_t* px = canvas.pixels.data() +
+                       static_cast<std::size_t>(f.top + y) * canvas.row_samples() +
+                       static_cast<std::size_t>(f.left) * c;
+    for (int x = 0; x < f.width; ++x, px += c) {
+      if (index[x] == transparent) continue;
+      const GifColorType colour =
+          index[x] < map->ColorCount ? map->Colors[index[x]] : GifColorType{0, 0, 0};
+      px[0] = colour.Red, px[1] = colour.Green, px[2] = colour.Blue;
+      if (c == 4) px[3] = 255;
+    }
   }
-  return rgb;
+  return canvas;
 }
 
 }  // namespace
 
 DecodedImage decode_gif(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   Gif gif(data, size);
-  check_image_size(gif.get()->SWidth, gif.get()->SHeight, limits);
-  Image canvas = make_image(gif.get()->SWidth, gif.get()->SHeight, 4);  // transparent black
+  const int width = gif.get()->SWidth, height = gif.get()->SHeight;
+  check_image_size({width, height, 4, 1}, limits);  // RGBA at most
   int transparent = -1;
   for (;;) {
     GifRecordType type = UNDEFINED_RECORD_TYPE;
@@ -141,10 +156,10 @@ DecodedImage decode_gif(const std::uint8_t* data, std::size_t size, const Decode
       transparent = read_extension(gif, transparent);
     } else if (type == IMAGE_DESC_RECORD_TYPE) {
       gif.check(DGifGetImageDesc(gif.get()));
+      const Frame frame = read_frame(gif, width, height);
       DecodedImage result;
       result.format = ImageFormat::kGif;
-      const bool opaque = draw_frame(gif, transparent, canvas);
-      result.image = opaque ? without_alpha(canvas) : std::move(canvas);
+      result.image = draw_frame(gif, frame, transparent, width, height);
       return result;
     } else if (type == TERMINATE_RECORD_TYPE) {
       throw IoError("damaged GIF: no image in the file");

@@ -134,7 +134,7 @@ void write_rle_component(std::vector<std::uint8_t>& out, const std::uint8_t* lin
 DecodedImage decode_hdr(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   ByteReader r(data, size);
   const Size s = read_header(r);
-  check_image_size(s.width, s.height, limits);
+  check_image_size({s.width, s.height, 3, 4}, limits);
   const auto w = static_cast<std::size_t>(s.width), h = static_cast<std::size_t>(s.height);
   const bool rle_width = w >= 8 && w < 32768;
   // Run-length scanlines take at least 4 bytes and 2 per 127 samples of each component.

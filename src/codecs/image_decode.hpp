@@ -13,13 +13,21 @@
 
 namespace gpublur {
 
-/// Files larger than this are refused before they are read.
+/// Regular files larger than this are refused before they are read.
 constexpr std::uint64_t kMaxFileBytes = std::uint64_t{4} << 30;
 
-/// The bytes of the file at `path`; "-" reads standard input to its end. Pipes and other streams
-/// are read to their end too. Throws IoError("cannot read 'path': why"): missing, unreadable, a
-/// directory, larger than kMaxFileBytes.
-std::vector<std::uint8_t> read_file(const std::string& path);
+/// The most bytes read from a pipe, device or standard input, whose size nothing says in advance:
+/// the largest decoded image (--max-bytes) and 64 MiB for headers and metadata; kMaxFileBytes
+/// without a byte limit.
+std::uint64_t max_stream_bytes(const DecodeLimits& limits);
+
+/// The bytes of the image file at `path`; "-" reads standard input. Its first bytes are read
+/// alone, and a file whose content is no format gpublur reads is refused before the rest is read.
+/// A regular file is read at its size; a pipe, device or standard input to its end, up to
+/// max_stream_bytes. A stop signal (stop_signals.hpp) ends the read between chunks. Throws
+/// IoError("cannot read 'path': why"): missing, unreadable, a directory, empty, not an image,
+/// larger than kMaxFileBytes or max_stream_bytes, stopped.
+std::vector<std::uint8_t> read_file(const std::string& path, const DecodeLimits& limits = {});
 
 /// Decodes `bytes` by their content (TGA, which has no signature, by `name`'s extension too).
 /// `name` names the file in errors. Throws IoError("cannot read 'name': why").

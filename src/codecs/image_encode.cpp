@@ -3,18 +3,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
-#include "base/atomic_file.hpp"
-#include "base/errors.hpp"
-#include "codecs/bmp_codec.hpp"
-#include "codecs/exif_tiff.hpp"
-#include "codecs/hdr_codec.hpp"
-#include "codecs/jpeg_codec.hpp"
-#include "codecs/png_encode.hpp"
-#include "codecs/pnm_codec.hpp"
-#include "codecs/tga_codec.hpp"
-#include "codecs/tiff_codec.hpp"
-#include "codecs/webp_codec.hpp"
+#include "atomic_file.hpp"
+#include "bmp_codec.hpp"
+#include "errors.hpp"
+#include "exif_tiff.hpp"
+#include "hdr_codec.hpp"
+#include "jpeg_codec.hpp"
+#include "jpeg_markers.hpp"
+#include "png_encode.hpp"
+#include "pnm_codec.hpp"
+#include "tga_codec.hpp"
+#include "tiff_codec.hpp"
+#include "webp_codec.hpp"
 
 namespace gpublur {
 namespace {
@@ -82,6 +84,19 @@ std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
 }
 
 template <typename Sample>
+std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
+                                                 const EncodeOptions& options,
+                                                 const Metadata& metadata) {
+  if constexpr (!std::is_same_v<Sample, float>) {
+    if (format == ImageFormat::kPng)
+      return encode_png(std::move(image), options.png_level, metadata);
+  }
+  std::vector<std::uint8_t> bytes = encode_image(image, format, options, metadata);
+  image = Raster<Sample>{};
+  return bytes;
+}
+
+template <typename Sample>
 std::vector<std::uint8_t> encode_for_path(const Raster<Sample>& image, const std::string& path,
                                           const EncodeOptions& options, const Metadata& metadata) {
   return encode_image(image, format_of_path(path), options, metadata);
@@ -94,6 +109,8 @@ void write_image(const Raster<Sample>& image, const std::string& path, const Enc
 }
 
 #define GPUBLUR_INSTANTIATE(Sample)                                                             \
+  template std::vector<std::uint8_t> encode_image_consuming(                                    \
+      Raster<Sample>&&, ImageFormat, const EncodeOptions&, const Metadata&);                    \
   template std::vector<std::uint8_t> encode_for_path(const Raster<Sample>&, const std::string&, \
                                                      const EncodeOptions&, const Metadata&);    \
   template void write_image(const Raster<Sample>&, const std::string&, const EncodeOptions&,    \
@@ -105,16 +122,27 @@ GPUBLUR_INSTANTIATE(float)
 
 std::vector<std::string> metadata_not_kept(const Metadata& metadata, ImageFormat format) {
   const FormatTraits t = format_traits(format);
+  const std::string cannot = " not kept: " + std::string(format_name(format)) + " cannot hold it";
   std::vector<std::string> lost;
-  if (!metadata.icc.empty() && !t.icc) lost.emplace_back("ICC profile");
-  if (!metadata.exif.empty() && !t.exif) lost.emplace_back("EXIF");
+  if (!metadata.icc.empty() && !t.icc) lost.push_back("ICC profile" + cannot);
+  if (metadata.icc.size() > kMaxIccBytes && t.icc) {
+    lost.push_back("ICC profile not kept: " + std::to_string(metadata.icc.size()) +
+                   " bytes, more than the " + std::to_string(kMaxIccBytes) +
+                   " a JPEG holds, the most gpublur carries");
+  }
+  if (!metadata.exif.empty() && !t.exif) lost.push_back("EXIF" + cannot);
   if (metadata.exif.size() > 65527 && format == ImageFormat::kJpeg) {
-    lost.emplace_back("EXIF (longer than a JPEG APP1 segment holds)");
+    lost.emplace_back("EXIF not kept: longer than a JPEG APP1 segment holds");
   }
   if (!metadata.exif.empty() && format == ImageFormat::kTiff) {
-    for (std::string& part : what_tiff_drops(metadata.exif)) lost.push_back(std::move(part));
+    for (const std::string& part : what_tiff_drops(metadata.exif)) lost.push_back(part + cannot);
   }
-  if (metadata.density && !t.density) lost.emplace_back("density");
+  if (!metadata.xmp.empty() && !t.xmp) lost.push_back("XMP" + cannot);
+  if (metadata.xmp.size() > kMaxJpegXmpBytes && format == ImageFormat::kJpeg) {
+    lost.emplace_back("XMP not kept: longer than a JPEG APP1 segment holds (" +
+                      std::to_string(kMaxJpegXmpBytes) + " bytes)");
+  }
+  if (metadata.density && !t.density) lost.push_back("density" + cannot);
   return lost;
 }
 

@@ -28,6 +28,14 @@ std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
                                        const EncodeOptions& options = {},
                                        const Metadata& metadata = {});
 
+/// encode_image of an image no longer needed: its samples are freed as soon as the encoder is done
+/// with them (PNG: once its rows are filtered), so that encoding holds about twice the image at
+/// most. `image` is left empty.
+template <typename Sample>
+std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
+                                                 const EncodeOptions& options = {},
+                                                 const Metadata& metadata = {});
+
 /// The same, in the format `path`'s extension names (UsageError for an extension gpublur does
 /// not write).
 template <typename Sample>
@@ -40,8 +48,8 @@ template <typename Sample>
 void write_image(const Raster<Sample>& image, const std::string& path,
                  const EncodeOptions& options = {}, const Metadata& metadata = {});
 
-/// The parts of `metadata` a `format` file cannot hold ("ICC profile", "EXIF", "density"), for
-/// --verbose.
+/// What of `metadata` a `format` file will not hold, and why, for --verbose: "ICC profile not
+/// kept: bmp cannot hold it", "EXIF not kept: longer than a JPEG APP1 segment holds", ...
 std::vector<std::string> metadata_not_kept(const Metadata& metadata, ImageFormat format);
 
 /// Gray (gray+alpha) as RGB (RGBA), each gray sample repeated, for formats that hold no gray.

@@ -70,13 +70,13 @@ FormatTraits format_traits(ImageFormat format) {
   FormatTraits t;
   switch (format) {
     case ImageFormat::kPng:
-      return {true, true, false, true, true, true, true, true};
+      return {true, true, false, true, true, true, true, true, true};
     case ImageFormat::kJpeg:
-      return {true, false, false, false, true, true, true, true};
+      return {true, false, false, false, true, true, true, true, true};
     case ImageFormat::kWebp:
-      return {true, false, false, true, false, true, true, false};
+      return {true, false, false, true, false, true, true, false, true};
     case ImageFormat::kTiff:  // EXIF as directories of tags (exif_tiff.hpp)
-      return {true, true, false, true, true, true, true, true};
+      return {true, true, false, true, true, true, true, true, true};
     case ImageFormat::kBmp:
       return {true, false, false, true, false, false, false, true};
     case ImageFormat::kTga:

@@ -41,6 +41,7 @@ struct FormatTraits {
   bool icc = false;             // holds an ICC profile
   bool exif = false;            // holds EXIF
   bool density = false;         // holds pixels per inch or cm
+  bool xmp = false;             // holds XMP
 };
 FormatTraits format_traits(ImageFormat format);
 

@@ -15,7 +15,8 @@
 #include <cstring>
 #include <string>
 
-#include "base/errors.hpp"
+#include "errors.hpp"
+#include "jpeg_markers.hpp"
 
 namespace gpublur {
 namespace {
@@ -53,9 +54,31 @@ void init_errors(ErrorManager& errors) {
   errors.manager.emit_message = emit_message;
 }
 
+// libjpeg-turbo decodes every scan a progressive file holds, however many, unless its caller stops
+// it (djpeg's -maxscans): a file repeating one refinement scan thousands of times costs a minute
+// of CPU in a few hundred KB. Ordinary progressive files have about 10 (libjpeg's
+// jpeg_simple_progression writes 10, 6 for gray); libtiff and GDAL refuse past 100, and so does
+// gpublur.
+void limit_scans(j_common_ptr cinfo) {
+  const auto* d = reinterpret_cast<j_decompress_ptr>(cinfo);
+  if (d->input_scan_number <= kMaxJpegScans) return;
+  auto* errors = reinterpret_cast<ErrorManager*>(cinfo->err);
+  std::snprintf(errors->message, sizeof errors->message,
+                "more than %d scans (ordinary progressive files have about 10)", kMaxJpegScans);
+  std::longjmp(errors->jump, 1);
+}
+
+// The decompressor, created with the scan limit; cinfo.err set already. Call under setjmp.
+void create_decompressor(jpeg_decompress_struct& cinfo, jpeg_progress_mgr& progress) {
+  jpeg_create_decompress(&cinfo);
+  progress.progress_monitor = limit_scans;
+  cinfo.progress = &progress;
+}
+
 struct Decoder {
   jpeg_decompress_struct cinfo{};
   ErrorManager errors;
+  jpeg_progress_mgr progress{};
   bool created = false;
   DecodedImage result;
   std::vector<std::uint8_t> cmyk_row;
@@ -74,6 +97,11 @@ ChromaSubsampling subsampling_of(const jpeg_decompress_struct& cinfo) {
   return ChromaSubsampling::kAuto;
 }
 
+// Whether a saved segment holds `size` bytes of `header` and more after them.
+bool starts_with(const jpeg_marker_struct* marker, const void* header, std::size_t size) {
+  return marker->data_length > size && std::memcmp(marker->data, header, size) == 0;
+}
+
 Metadata metadata_of(jpeg_decompress_struct& cinfo) {
   Metadata m;
   JOCTET* icc = nullptr;
@@ -83,12 +111,14 @@ Metadata metadata_of(jpeg_decompress_struct& cinfo) {
     std::free(icc);
   }
   for (jpeg_saved_marker_ptr marker = cinfo.marker_list; marker; marker = marker->next) {
-    if (marker->marker != JPEG_APP0 + 1 || marker->data_length <= sizeof kExifHeader) continue;
-    if (std::memcmp(marker->data, kExifHeader, sizeof kExifHeader) != 0) continue;
-    std::vector<std::uint8_t> exif(marker->data + sizeof kExifHeader,
-                                   marker->data + marker->data_length);
-    if (looks_like_exif(exif)) m.exif = std::move(exif);
-    break;
+    if (marker->marker != JPEG_APP0 + 1) continue;
+    if (m.exif.empty() && starts_with(marker, kExifHeader, sizeof kExifHeader)) {
+      std::vector<std::uint8_t> exif(marker->data + sizeof kExifHeader,
+                                     marker->data + marker->data_length);
+      if (looks_like_exif(exif)) m.exif = std::move(exif);
+    } else if (m.xmp.empty() && starts_with(marker, kJpegXmpHeader, sizeof kJpegXmpHeader)) {
+      m.xmp.assign(marker->data + sizeof kJpegXmpHeader, marker->data + marker->data_length);
+    }
   }
   if (cinfo.saw_JFIF_marker && cinfo.X_density > 0 && cinfo.Y_density > 0) {
     const Density::Unit unit = cinfo.density_unit == 1   ? Density::Unit::kInch
@@ -123,7 +153,9 @@ void read_checked_header(jpeg_decompress_struct& cinfo, const std::uint8_t* data
   jpeg_save_markers(&cinfo, JPEG_APP0 + 1, 0xffff);  // EXIF
   jpeg_save_markers(&cinfo, JPEG_APP0 + 2, 0xffff);  // ICC profile
   jpeg_read_header(&cinfo, TRUE);
-  check_image_size(cinfo.image_width, cinfo.image_height, limits);
+  check_image_size(
+      {cinfo.image_width, cinfo.image_height, cinfo.jpeg_color_space == JCS_GRAYSCALE ? 1 : 3, 1},
+      limits);
   if (!cinfo.arith_code) {
     const std::uint64_t blocks =
         (std::uint64_t{cinfo.image_width} + 7) / 8 * ((cinfo.image_height + 7) / 8);
@@ -137,7 +169,7 @@ bool decode(Decoder& d, const std::uint8_t* data, std::size_t size, const Decode
   cinfo.err = &d.errors.manager;
   init_errors(d.errors);
   if (setjmp(d.errors.jump)) return false;
-  jpeg_create_decompress(&cinfo);
+  create_decompressor(cinfo, d.progress);
   d.created = true;
   read_checked_header(cinfo, data, size, limits);
   const bool gray = cinfo.jpeg_color_space == JCS_GRAYSCALE;
@@ -190,6 +222,7 @@ bool scan_ends(const jpeg_decompress_struct& cinfo, const std::uint8_t* data, st
 struct FactsReader {
   jpeg_decompress_struct cinfo{};
   ErrorManager errors;
+  jpeg_progress_mgr progress{};
   bool created = false;
   JpegFacts facts;
   ~FactsReader() {
@@ -203,7 +236,7 @@ bool read_facts(FactsReader& r, const std::uint8_t* data, std::size_t size,
   cinfo.err = &r.errors.manager;
   init_errors(r.errors);
   if (setjmp(r.errors.jump)) return false;
-  jpeg_create_decompress(&cinfo);
+  create_decompressor(cinfo, r.progress);
   r.created = true;
   read_checked_header(cinfo, data, size, limits);
   JpegFacts& f = r.facts;
@@ -273,7 +306,13 @@ bool encode(Encoder& e, const Image& image, int quality, ChromaSubsampling subsa
     for (std::uint8_t b : kExifHeader) jpeg_write_m_byte(&cinfo, b);
     for (std::uint8_t b : metadata.exif) jpeg_write_m_byte(&cinfo, b);
   }
-  if (!metadata.icc.empty()) {
+  if (!metadata.xmp.empty() && metadata.xmp.size() <= kMaxJpegXmpBytes) {
+    jpeg_write_m_header(&cinfo, JPEG_APP0 + 1,
+                        static_cast<unsigned int>(sizeof kJpegXmpHeader + metadata.xmp.size()));
+    for (char c : kJpegXmpHeader) jpeg_write_m_byte(&cinfo, static_cast<std::uint8_t>(c));
+    for (std::uint8_t b : metadata.xmp) jpeg_write_m_byte(&cinfo, b);
+  }
+  if (icc_to_write(metadata)) {
     jpeg_write_icc_profile(&cinfo, metadata.icc.data(),
                            static_cast<unsigned int>(metadata.icc.size()));
   }

@@ -1,5 +1,5 @@
 // jpeg_codec.hpp — JPEG files read and written by libjpeg-turbo (SIMD codecs, continuously fuzzed
-// by OSS-Fuzz), through libjpeg's API, which carries the ICC profile (APP2) and EXIF (APP1).
+// by OSS-Fuzz), through libjpeg's API, which carries the ICC profile (APP2), EXIF and XMP (APP1).
 #pragma once
 
 #include <cstddef>
@@ -13,11 +13,15 @@
 
 namespace gpublur {
 
+/// A JPEG of more scans than this is refused as damaged (see jpeg_codec.cpp).
+constexpr int kMaxJpegScans = 100;
+
 /// Baseline, progressive, arithmetic-coded, restart markers, any chroma subsampling: gray JPEGs
 /// as one channel, colour ones as RGB; CMYK and YCCK (Adobe's inverted ones too) converted to
-/// RGB. Density from JFIF, ICC profile from APP2, EXIF from APP1. Checks the size against
+/// RGB. Density from JFIF, ICC profile from APP2, EXIF and XMP from APP1. Checks the size against
 /// `limits`, and that a Huffman-coded file has at least a bit per 8x8 block, before decoding. A
-/// file that ends early is an error, not a gray-filled image. Throws IoError saying why.
+/// file that ends early, or holds more than kMaxJpegScans scans, is an error, not a gray-filled
+/// or slowly decoded image. Throws IoError saying why.
 /// `subsampling` receives the file's chroma subsampling (for ChromaSubsampling::kAuto).
 DecodedImage decode_jpeg(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits,
                          ChromaSubsampling* subsampling = nullptr);
@@ -43,7 +47,8 @@ JpegFacts read_jpeg_facts(const std::uint8_t* data, std::size_t size, const Deco
 
 /// 1 channel as a gray JPEG, 3 as YCbCr; the alpha of 2 and 4 is dropped (JPEG has none).
 /// `subsampling` kAuto is as encode_options.hpp says, with no JPEG input: 4:4:4 from quality 90.
-/// EXIF longer than one APP1 segment holds (65,527 bytes) is dropped. Throws IoError.
+/// EXIF or XMP longer than one APP1 segment holds (65,527 and 65,504 bytes) is dropped. Throws
+/// IoError.
 std::vector<std::uint8_t> encode_jpeg(const Image& image, int quality,
                                       ChromaSubsampling subsampling, const Metadata& metadata = {});
 

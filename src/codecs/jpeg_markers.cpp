@@ -72,7 +72,12 @@ std::vector<std::uint8_t> jpeg_metadata_segments(const Metadata& metadata) {
     append(out, kExifHeader, exif_header);
     append(out, metadata.exif.data(), metadata.exif.size());
   }
-  const std::size_t icc = metadata.icc.size();
+  if (!metadata.xmp.empty() && metadata.xmp.size() <= kMaxJpegXmpBytes) {
+    segment_header(out, kApp0 + 1, sizeof kJpegXmpHeader + metadata.xmp.size());
+    append(out, kJpegXmpHeader, sizeof kJpegXmpHeader);
+    append(out, metadata.xmp.data(), metadata.xmp.size());
+  }
+  const std::size_t icc = icc_to_write(metadata) ? metadata.icc.size() : 0;
   const std::size_t chunks = (icc + kIccChunk - 1) / kIccChunk;
   for (std::size_t i = 0, offset = 0; i < chunks; ++i) {
     const std::size_t n = std::min(kIccChunk, icc - offset);

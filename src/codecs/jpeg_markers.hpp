@@ -3,6 +3,7 @@
 // CPU's (libjpeg-turbo) carry. Pure; thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -10,9 +11,15 @@
 
 namespace gpublur {
 
+/// XMP in a JPEG: an APP1 segment holding this namespace and its NUL (29 bytes), then the packet,
+/// so at most 65,504 bytes of it (a longer packet needs Extended XMP's segments, which gpublur
+/// does not write).
+constexpr char kJpegXmpHeader[] = "http://ns.adobe.com/xap/1.0/";
+constexpr std::size_t kMaxJpegXmpBytes = 65533 - sizeof kJpegXmpHeader;
+
 /// The segments jpeg_codec's encoder writes after SOI, byte for byte as libjpeg-turbo writes
-/// them: JFIF APP0 (with the density, else 1:1 without a unit), EXIF APP1 (left out where it is
-/// longer than one segment holds), the ICC profile as APP2 chunks.
+/// them: JFIF APP0 (with the density, else 1:1 without a unit), EXIF APP1 and XMP APP1 (each left
+/// out where it is longer than one segment holds), the ICC profile as APP2 chunks.
 std::vector<std::uint8_t> jpeg_metadata_segments(const Metadata& metadata);
 
 /// `jpeg`, a whole JPEG, with the application and comment segments that follow its SOI replaced

@@ -5,6 +5,7 @@
 #include <libdeflate.h>
 #include <lodepng.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -43,7 +44,55 @@ struct Chunks {
   bool transparency = false;  // a tRNS chunk
   std::uint64_t idat_bytes = 0;
   std::vector<std::uint8_t> exif;
+  std::vector<std::uint8_t> xmp;
 };
+
+// PNG's place for XMP (the XMP specification's): an iTXt chunk of this keyword.
+constexpr char kXmpKeyword[] = "XML:com.adobe.xmp";
+// A compressed XMP packet inflates to at most this (it is text: a few KB, rarely a few MB).
+constexpr std::size_t kMaxXmpBytes = std::size_t{16} << 20;
+
+// `in` inflated (zlib), up to `limit` bytes; empty where it is damaged or inflates past `limit`.
+std::vector<std::uint8_t> inflate_up_to(const std::uint8_t* in, std::size_t size,
+                                        std::size_t limit) {
+  libdeflate_decompressor* inflater = libdeflate_alloc_decompressor();
+  std::vector<std::uint8_t> out;
+  for (std::size_t capacity = std::min<std::size_t>(limit, 4 * size + 1024); inflater;
+       capacity = std::min(4 * capacity, limit)) {
+    out.resize(capacity);
+    std::size_t actual = 0;
+    const libdeflate_result result =
+        libdeflate_zlib_decompress(inflater, in, size, out.data(), out.size(), &actual);
+    if (result == LIBDEFLATE_SUCCESS) {
+      out.resize(actual);
+      break;
+    }
+    out.clear();
+    if (result != LIBDEFLATE_INSUFFICIENT_SPACE || capacity == limit) break;
+  }
+  libdeflate_free_decompressor(inflater);
+  return out;
+}
+
+// The XMP packet of an iTXt chunk (keyword, NUL, compression flag and method, language tag and
+// translated keyword each ending in NUL, then the text); empty for another keyword or a damaged
+// chunk, which, being ancillary, costs the image nothing.
+std::vector<std::uint8_t> xmp_of_itxt(const std::uint8_t* body, std::size_t length) {
+  const std::uint8_t* end = body + length;
+  if (length < sizeof kXmpKeyword + 2 || std::memcmp(body, kXmpKeyword, sizeof kXmpKeyword) != 0)
+    return {};
+  const bool compressed = body[sizeof kXmpKeyword] != 0;
+  const bool deflate = body[sizeof kXmpKeyword + 1] == 0;
+  const std::uint8_t* text = body + sizeof kXmpKeyword + 2;
+  for (int field = 0; field < 2; ++field) {  // the language tag, the translated keyword
+    const void* nul = std::memchr(text, 0, static_cast<std::size_t>(end - text));
+    if (!nul) return {};
+    text = static_cast<const std::uint8_t*>(nul) + 1;
+  }
+  if (!compressed) return std::vector<std::uint8_t>(text, end);
+  if (!deflate) return {};
+  return inflate_up_to(text, static_cast<std::size_t>(end - text), kMaxXmpBytes);
+}
 
 Chunks walk_chunks(const std::uint8_t* data, std::size_t size) {
   static const std::uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -70,6 +119,8 @@ Chunks walk_chunks(const std::uint8_t* data, std::size_t size) {
       c.transparency = true;
     } else if (std::memcmp(type, "eXIf", 4) == 0) {
       c.exif.assign(body, body + length);
+    } else if (std::memcmp(type, "iTXt", 4) == 0 && c.xmp.empty()) {
+      c.xmp = xmp_of_itxt(body, length);
     } else if (std::memcmp(type, "IEND", 4) == 0) {
       break;
     }
@@ -183,6 +234,7 @@ Metadata metadata_of(const LodePNGInfo& info, Chunks& chunks) {
     m.icc.assign(info.iccp_profile, info.iccp_profile + info.iccp_profile_size);
   }
   if (looks_like_exif(chunks.exif)) m.exif = std::move(chunks.exif);
+  m.xmp = std::move(chunks.xmp);
   if (info.phys_defined && info.phys_x > 0 && info.phys_y > 0) {
     // pHYs counts pixels per metre (unit 1) or states only the aspect ratio (unit 0).
     const bool metre = info.phys_unit == 1;
@@ -215,7 +267,9 @@ Image16 copy_samples(const unsigned char* samples, int width, int height, int ch
 
 DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   Chunks chunks = walk_chunks(data, size);
-  check_image_size(chunks.width, chunks.height, limits);
+  const OutputMode mode = output_mode(chunks);
+  check_image_size({chunks.width, chunks.height, mode.channels, static_cast<int>(mode.bits / 8)},
+                   limits);
   const std::uint64_t expected = filtered_bytes(chunks);
   // Deflate expands at most 1032:1 (a 258-byte match in 2 bits), plus the zlib header.
   if (chunks.idat_bytes * 1032 + 1032 < expected) {
@@ -223,7 +277,6 @@ DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const Decode
                   " bytes of image data cannot hold the " + std::to_string(chunks.width) + "x" +
                   std::to_string(chunks.height) + " image the header claims");
   }
-  const OutputMode mode = output_mode(chunks);
   LodeState state;
   InflateTarget target{static_cast<std::size_t>(expected)};
   LodePNGDecoderSettings& decoder = state.get()->decoder;
@@ -231,7 +284,9 @@ DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const Decode
   decoder.zlibsettings.custom_context = &target;
   decoder.ignore_crc = 1;  // as stb_image and browsers; the Adler-32 covers the image data
   decoder.read_text_chunks = 0;
-  decoder.max_icc_size = 16u << 20;
+  // Every profile gpublur writes (kMaxIccBytes) and larger ones from other writers, which the
+  // output leaves out; past this lodepng refuses the file (a bomb's profile inflates without end).
+  decoder.max_icc_size = 64u << 20;
   state.get()->info_raw.colortype = mode.type;
   state.get()->info_raw.bitdepth = mode.bits;
   unsigned char* raw = nullptr;

@@ -15,10 +15,11 @@ namespace gpublur {
 /// Samples come out as the file stores them, 8 or 16 bits (16 when the file has 16): bit depths
 /// below 8 are scaled to 8 bits (v * 255 / (2^bits - 1)), a palette becomes RGB (RGBA where its
 /// tRNS gives alpha), and a colour key (tRNS) on gray or RGB becomes an alpha channel. The ICC
-/// profile (iCCP), EXIF (eXIf) and density (pHYs) come along. Checks the size against `limits`,
-/// and that the compressed data can hold the image (deflate expands at most 1032:1), before any
-/// pixel buffer is allocated. Chunk CRCs are not checked (as libpng's readers commonly do not for
-/// ancillary chunks); the image data's Adler-32 is. Throws IoError saying why.
+/// profile (iCCP), EXIF (eXIf), XMP (iTXt XML:com.adobe.xmp) and density (pHYs) come along. Checks
+/// the size against `limits`, and that the compressed data can hold the image (deflate expands at
+/// most 1032:1), before any pixel buffer is allocated. Chunk CRCs are not checked (as libpng's
+/// readers commonly do not for ancillary chunks); the image data's Adler-32 is. Throws IoError
+/// saying why.
 DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits);
 
 }  // namespace gpublur

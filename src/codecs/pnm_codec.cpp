@@ -147,7 +147,7 @@ DecodedImage decode_pnm(const std::uint8_t* data, std::size_t size, const Decode
     throw IoError("PNM maximum sample value " + std::to_string(h.max) + ": not 1..65535");
   if (h.depth < 1 || h.depth > 4)
     throw IoError("PAM of " + std::to_string(h.depth) + " channels: not 1..4");
-  check_image_size(h.width, h.height, limits);
+  check_image_size({h.width, h.height, static_cast<int>(h.depth), h.max > 255 ? 2 : 1}, limits);
   DecodedImage result;
   result.format = ImageFormat::kPnm;
   if (h.max > 255) {

@@ -14,6 +14,7 @@ namespace {
 
 constexpr int kGray = 1, kRgb = 3;
 constexpr int kIccResource = 1039;
+constexpr int kXmpResource = 1060;
 
 struct Header {
   int stored_channels = 0;  // every channel in the file
@@ -37,8 +38,9 @@ Header read_header(ByteReader& r) {
   return h;
 }
 
-std::vector<std::uint8_t> icc_of_resources(ByteReader& r, std::size_t end) {
-  std::vector<std::uint8_t> icc;
+// The ICC profile and XMP among the image resources, which end at `end`.
+Metadata metadata_of_resources(ByteReader& r, std::size_t end) {
+  Metadata m;
   while (r.position() + 12 <= end) {
     if (std::memcmp(r.take(4), "8BIM", 4) != 0) break;
     const int id = r.u16be();
@@ -47,10 +49,11 @@ std::vector<std::uint8_t> icc_of_resources(ByteReader& r, std::size_t end) {
     const std::size_t size = r.u32be();
     if (size > end - r.position()) break;
     const std::uint8_t* body = r.take(size);
-    if (id == kIccResource) icc.assign(body, body + size);
+    if (id == kIccResource) m.icc.assign(body, body + size);
+    if (id == kXmpResource) m.xmp.assign(body, body + size);
     if (size % 2) r.skip(1);
   }
-  return icc;
+  return m;
 }
 
 // PackBits: n < 128, n + 1 literal bytes; n > 128, one byte 257 - n times; 128, nothing.
@@ -136,13 +139,14 @@ DecodedImage decode_psd(const std::uint8_t* data, std::size_t size, const Decode
   }
   const int colour = h.mode == kGray ? 1 : 3;
   if (h.stored_channels < colour) throw IoError("damaged PSD: too few channels");
-  check_image_size(h.width, h.height, limits);
+  check_image_size({h.width, h.height, colour + (h.stored_channels > colour ? 1 : 0), h.depth / 8},
+                   limits);
   r.skip(r.u32be());  // colour mode data
   const std::size_t resources = r.u32be();
   const std::size_t resources_end = r.position() + resources;
   check_data_holds(r.remaining(), resources, "image resources");
   DecodedImage result;
-  result.metadata.icc = icc_of_resources(r, resources_end);
+  result.metadata = metadata_of_resources(r, resources_end);
   r.seek(resources_end);
   r.skip(r.u32be());  // layers and masks
   const int compression = r.u16be();

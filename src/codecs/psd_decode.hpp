@@ -12,8 +12,8 @@ namespace gpublur {
 
 /// The merged image Photoshop stores beside the layers: gray or RGB, 8 or 16 bits, raw or
 /// PackBits-compressed; the first extra channel as alpha (gray+alpha, RGBA), with Photoshop's white
-/// matte taken out of the colours as stb_image does. The ICC profile comes along. Checks the size
-/// against `limits`, and that the data can hold the image, before allocating. Throws IoError.
+/// matte taken out of the colours as stb_image does. The ICC profile and XMP come along. Checks the
+/// size against `limits`, and that the data can hold the image, before allocating. Throws IoError.
 DecodedImage decode_psd(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits);
 
 }  // namespace gpublur

@@ -116,7 +116,7 @@ DecodedImage decode_tga(const std::uint8_t* data, std::size_t size, const Decode
     throw IoError("TGA of type " + std::to_string(h.type) + " with " + std::to_string(h.bits) +
                   " bits per pixel: not supported");
   }
-  check_image_size(h.width, h.height, limits);
+  check_image_size({h.width, h.height, gray ? 2 : 4, 1}, limits);  // alpha: known after decoding
   r.skip(static_cast<std::size_t>(h.id_length));
   std::vector<Pixel> map;
   if (h.map_type == 1) {

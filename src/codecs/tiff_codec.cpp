@@ -112,6 +112,7 @@ struct Layout {
   std::uint32_t width = 0, height = 0;
   std::uint16_t spp = 1, bps = 1, photometric = PHOTOMETRIC_MINISBLACK;
   std::uint16_t planar = PLANARCONFIG_CONTIG, format = SAMPLEFORMAT_UINT;
+  std::uint16_t compression = COMPRESSION_NONE;
   bool associated_alpha = false;
 };
 
@@ -123,6 +124,7 @@ Layout layout_of(TIFF* tif) {
   TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &l.bps);
   TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &l.planar);
   TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &l.format);
+  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &l.compression);
   if (!TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &l.photometric)) {
     l.photometric = l.spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK;
   }
@@ -134,19 +136,24 @@ Layout layout_of(TIFF* tif) {
   return l;
 }
 
+// YCbCr in JPEG strips or tiles, which libjpeg converts to RGB when asked (JPEGCOLORMODE).
+bool jpeg_ycbcr(const Layout& l) {
+  return l.photometric == PHOTOMETRIC_YCBCR && l.compression == COMPRESSION_JPEG && l.spp == 3;
+}
+
 // Whether the samples can be copied as they are: 8 or 16 bits, unsigned, gray(+alpha) or RGB(A).
-bool direct(Layout& l, TIFF* tif) {
-  std::uint16_t compression = COMPRESSION_NONE;
-  TIFFGetFieldDefaulted(tif, TIFFTAG_COMPRESSION, &compression);
-  if (l.photometric == PHOTOMETRIC_YCBCR && compression == COMPRESSION_JPEG && l.spp == 3) {
-    TIFFSetField(tif, TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);  // libjpeg converts to RGB
-    l.photometric = PHOTOMETRIC_RGB;
-  }
+bool direct(const Layout& l) {
   const bool gray =
       l.photometric == PHOTOMETRIC_MINISBLACK || l.photometric == PHOTOMETRIC_MINISWHITE;
+  const bool rgb = l.photometric == PHOTOMETRIC_RGB || jpeg_ycbcr(l);
   return (l.bps == 8 || l.bps == 16) && l.format == SAMPLEFORMAT_UINT &&
-         ((gray && (l.spp == 1 || l.spp == 2)) ||
-          (l.photometric == PHOTOMETRIC_RGB && (l.spp == 3 || l.spp == 4)));
+         ((gray && (l.spp == 1 || l.spp == 2)) || (rgb && (l.spp == 3 || l.spp == 4)));
+}
+
+// What --max-bytes counts: the samples as they are, or the 8-bit RGBA libtiff renders the rest to.
+DecodedSize decoded_size(const Layout& l) {
+  if (direct(l)) return {l.width, l.height, l.spp, l.bps / 8};
+  return {l.width, l.height, 4, 1};
 }
 
 // Copies a block (a strip, or a tile) of `block_w` x `rows` samples of one plane (`plane`; -1:
@@ -174,6 +181,47 @@ void copy_block(const std::uint8_t* block, std::uint32_t block_w, std::uint32_t 
   }
 }
 
+// The largest tile or strip an image can need, per side: the image's own, or 1024 pixels (writers
+// such as GDAL put 256-pixel tiles on images smaller than that).
+constexpr std::uint32_t kMinBlockSide = 1024;
+
+// Refuses a tile or strip buffer, before it is allocated or decoded, that is larger than the image
+// can need: wider or taller than the image and kMinBlockSide, or of more bytes than such a block
+// of the image's samples (libtiff's TIFFTileSize trusts the tags: a 1 KB file can ask for 12 GB).
+void check_block(const Layout& l, std::uint32_t w, std::uint32_t h, std::uint64_t bytes,
+                 const char* what) {
+  const std::uint64_t max_w = std::max(l.width, kMinBlockSide);
+  const std::uint64_t max_h = std::max(l.height, kMinBlockSide);
+  const std::uint64_t pixel_bytes =
+      std::uint64_t{l.spp} * ((std::min<std::uint64_t>(l.bps, 64) + 7) / 8);
+  if (w > max_w || h > max_h || bytes > max_w * max_h * std::max<std::uint64_t>(pixel_bytes, 4)) {
+    throw IoError("damaged TIFF: " + std::string(what) + " of " + std::to_string(w) + "x" +
+                  std::to_string(h) + " pixels (" + std::to_string(bytes) +
+                  " bytes) for an image of " + std::to_string(l.width) + "x" +
+                  std::to_string(l.height));
+  }
+}
+
+// The tile or strip size of the file, checked by check_block.
+std::size_t block_bytes(Handle& h, const Layout& l) {
+  TIFF* tif = h.get();
+  if (TIFFIsTiled(tif)) {
+    std::uint32_t tw = 0, th = 0;
+    TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
+    TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
+    const std::uint64_t bytes = TIFFTileSize64(tif);
+    if (bytes == 0 || tw == 0 || th == 0) h.fail("damaged TIFF tiles");
+    check_block(l, tw, th, bytes, "tiles");
+    return static_cast<std::size_t>(bytes);
+  }
+  std::uint32_t rows_per_strip = l.height;
+  TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
+  const std::uint64_t bytes = TIFFStripSize64(tif);
+  if (bytes == 0) h.fail("damaged TIFF strips");
+  check_block(l, l.width, std::min(rows_per_strip, l.height), bytes, "strips");
+  return static_cast<std::size_t>(bytes);
+}
+
 template <typename Sample>
 void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
   TIFF* tif = h.get();
@@ -183,8 +231,7 @@ void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
     std::uint32_t tw = 0, th = 0;
     TIFFGetField(tif, TIFFTAG_TILEWIDTH, &tw);
     TIFFGetField(tif, TIFFTAG_TILELENGTH, &th);
-    std::vector<std::uint8_t> tile(static_cast<std::size_t>(TIFFTileSize(tif)));
-    if (tile.empty() || tw == 0 || th == 0) h.fail("damaged TIFF tiles");
+    std::vector<std::uint8_t> tile(block_bytes(h, l));
     for (int p = 0; p < planes; ++p) {
       for (std::uint32_t y = 0; y < l.height; y += th) {
         for (std::uint32_t x = 0; x < l.width; x += tw) {
@@ -200,8 +247,7 @@ void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
   std::uint32_t rows_per_strip = l.height;
   TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
   rows_per_strip = std::max<std::uint32_t>(1, std::min(rows_per_strip, l.height));
-  std::vector<std::uint8_t> strip(static_cast<std::size_t>(TIFFStripSize(tif)));
-  if (strip.empty()) h.fail("damaged TIFF strips");
+  std::vector<std::uint8_t> strip(block_bytes(h, l));
   for (int p = 0; p < planes; ++p) {
     for (std::uint32_t y = 0; y < l.height; y += rows_per_strip) {
       const std::uint32_t index = TIFFComputeStrip(tif, y, static_cast<std::uint16_t>(p));
@@ -237,6 +283,7 @@ void normalise(const Layout& l, Raster<Sample>& image) {
 Image read_rendered(Handle& h, const Layout& l) {
   char reason[1024] = {};
   if (!TIFFRGBAImageOK(h.get(), reason)) h.fail(std::string("unsupported TIFF: ") + reason);
+  block_bytes(h, l);  // libtiff reads the file a tile or strip at a time
   std::vector<std::uint32_t> rgba(static_cast<std::size_t>(l.width) * l.height);
   // In the file's own orientation, as the direct path reads: the pixels stay as stored and the
   // Orientation tag, kept with the EXIF tags, still says how to show them.
@@ -273,6 +320,12 @@ Metadata metadata_of(TIFF* tif) {
   if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_size, &icc) && icc && icc_size > 0) {
     const auto* bytes = static_cast<const std::uint8_t*>(icc);
     m.icc.assign(bytes, bytes + icc_size);
+  }
+  std::uint32_t xmp_size = 0;
+  void* xmp = nullptr;
+  if (TIFFGetField(tif, TIFFTAG_XMLPACKET, &xmp_size, &xmp) && xmp && xmp_size > 0) {
+    const auto* bytes = static_cast<const std::uint8_t*>(xmp);
+    m.xmp.assign(bytes, bytes + xmp_size);
   }
   float x = 0, y = 0;
   std::uint16_t unit = RESUNIT_INCH;
@@ -312,7 +365,7 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
     Handle probe(file, "rm", allocation_bound(size, nullptr));
     if (!probe.get()) probe.fail("damaged TIFF");
     l = layout_of(probe.get());
-    check_image_size(l.width, l.height, limits);
+    check_image_size(decoded_size(l), limits);
   }
   file.pos = 0;
   // Then the pixels, under a bound from the checked size.
@@ -320,7 +373,11 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
   if (!h.get()) h.fail("damaged TIFF");
   DecodedImage result;
   result.format = ImageFormat::kTiff;
-  if (direct(l, h.get())) {
+  if (jpeg_ycbcr(l)) {
+    TIFFSetField(h.get(), TIFFTAG_JPEGCOLORMODE, JPEGCOLORMODE_RGB);  // libjpeg converts to RGB
+    l.photometric = PHOTOMETRIC_RGB;
+  }
+  if (direct(l)) {
     const int w = static_cast<int>(l.width), height = static_cast<int>(l.height), c = l.spp;
     if (l.bps == 16) {
       result.bits = 16;
@@ -363,9 +420,13 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
   TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
   TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
-  if (!metadata.icc.empty()) {
+  if (icc_to_write(metadata)) {
     TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<std::uint32_t>(metadata.icc.size()),
                  metadata.icc.data());
+  }
+  if (!metadata.xmp.empty()) {
+    TIFFSetField(tif, TIFFTAG_XMLPACKET, static_cast<std::uint32_t>(metadata.xmp.size()),
+                 metadata.xmp.data());
   }
   if (metadata.density && metadata.density->x > 0 && metadata.density->y > 0) {
     TIFFSetField(tif, TIFFTAG_XRESOLUTION, static_cast<float>(metadata.density->x));

@@ -14,12 +14,12 @@ namespace gpublur {
 /// The first page. 8- and 16-bit gray, gray+alpha, RGB and RGBA, in strips or tiles, planes
 /// interleaved or separate, under any compression libtiff decodes, are read as they are (gray with
 /// 0 as white inverted); every other kind libtiff can render (palette, 1-4 bit, CMYK, YCbCr) as
-/// 8-bit RGB(A), or gray for bilevel and gray ones. ICC profile and density come along. Checks the
-/// size against `limits` before decoding. Throws IoError saying why.
+/// 8-bit RGB(A), or gray for bilevel and gray ones. ICC profile, XMP and density come along. Checks
+/// the size against `limits` before decoding. Throws IoError saying why.
 DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits);
 
 /// 8- or 16-bit samples, 1-4 channels (the alpha of 2 and 4 as unassociated alpha), deflated
-/// with the horizontal predictor; ICC profile and density kept. Sample: std::uint8_t or
+/// with the horizontal predictor; ICC profile, XMP and density kept. Sample: std::uint8_t or
 /// std::uint16_t. Throws IoError.
 template <typename Sample>
 std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata = {});

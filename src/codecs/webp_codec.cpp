@@ -44,6 +44,7 @@ Metadata metadata_of(const std::uint8_t* data, std::size_t size) {
     exif.erase(exif.begin(), exif.begin() + 6);
   }
   if (looks_like_exif(exif)) m.exif = std::move(exif);
+  m.xmp = chunk_of(demux.get(), "XMP ");
   return m;
 }
 
@@ -113,7 +114,7 @@ DecodedImage decode_webp(const std::uint8_t* data, std::size_t size, const Decod
   const VP8StatusCode status = WebPGetFeatures(data, size, &features);
   if (status != VP8_STATUS_OK) throw IoError(std::string("damaged WebP: ") + status_text(status));
   if (features.has_animation) throw IoError("animated WebP: gpublur blurs still images");
-  check_image_size(features.width, features.height, limits);
+  check_image_size({features.width, features.height, features.has_alpha ? 4 : 3, 1}, limits);
   DecodedImage result;
   result.format = ImageFormat::kWebp;
   result.image = make_image(features.width, features.height, features.has_alpha ? 4 : 3);
@@ -134,14 +135,17 @@ std::vector<std::uint8_t> encode_webp(const Image& input, int quality, bool loss
   const Image& image = input.channels <= 2 ? colour : input;
   const std::vector<std::uint8_t> encoded = encode_picture(image, quality, lossless);
   const std::size_t size = encoded.size();
-  if (metadata.icc.empty() && metadata.exif.empty()) return encoded;
+  const bool icc = icc_to_write(metadata);
+  if (!icc && metadata.exif.empty() && metadata.xmp.empty()) return encoded;
   const WebPData bitstream{encoded.data(), size};
   const std::unique_ptr<WebPMux, MuxDeleter> mux(WebPMuxCreate(&bitstream, 0));
   if (!mux) throw IoError("cannot add metadata to the WebP file");
-  const WebPData icc{metadata.icc.data(), metadata.icc.size()};
+  const WebPData profile{metadata.icc.data(), metadata.icc.size()};
   const WebPData exif{metadata.exif.data(), metadata.exif.size()};
-  if ((!metadata.icc.empty() && WebPMuxSetChunk(mux.get(), "ICCP", &icc, 1) != WEBP_MUX_OK) ||
-      (!metadata.exif.empty() && WebPMuxSetChunk(mux.get(), "EXIF", &exif, 1) != WEBP_MUX_OK)) {
+  const WebPData xmp{metadata.xmp.data(), metadata.xmp.size()};
+  if ((icc && WebPMuxSetChunk(mux.get(), "ICCP", &profile, 1) != WEBP_MUX_OK) ||
+      (!metadata.exif.empty() && WebPMuxSetChunk(mux.get(), "EXIF", &exif, 1) != WEBP_MUX_OK) ||
+      (!metadata.xmp.empty() && WebPMuxSetChunk(mux.get(), "XMP ", &xmp, 1) != WEBP_MUX_OK)) {
     throw IoError("cannot add metadata to the WebP file");
   }
   WebPData assembled;

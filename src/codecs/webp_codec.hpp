@@ -1,5 +1,5 @@
 // webp_codec.hpp — WebP files read and written by libwebp (Google's codec, continuously fuzzed by
-// OSS-Fuzz), with libwebpmux and libwebpdemux carrying the ICC profile and EXIF chunks.
+// OSS-Fuzz), with libwebpmux and libwebpdemux carrying the ICC profile, EXIF and XMP chunks.
 #pragma once
 
 #include <cstddef>
@@ -11,8 +11,8 @@
 
 namespace gpublur {
 
-/// Lossy and lossless still WebP, as RGB, or RGBA where the file has alpha; ICC profile and EXIF
-/// come along. An animated WebP is an IoError (which frame would be meant?). Checks the size
+/// Lossy and lossless still WebP, as RGB, or RGBA where the file has alpha; ICC profile, EXIF and
+/// XMP come along. An animated WebP is an IoError (which frame would be meant?). Checks the size
 /// against `limits` before decoding. Throws IoError saying why.
 DecodedImage decode_webp(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits);
 

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include <tbb/blocked_range.h>
@@ -19,19 +21,10 @@
 namespace gpublur {
 namespace {
 
-// The image's samples as the policy sums them (premultiplied, or as they are).
+// Whether the policy sums the image's samples as they are (else as Policy::prepare makes them,
+// premultiplied, in a wider type).
 template <typename Policy>
-Raster<typename Policy::In> prepare(const Raster<typename Policy::Sample>& in) {
-  Raster<typename Policy::In> out =
-      make_raster<typename Policy::In>(in.width, in.height, in.channels);
-  const auto c = static_cast<std::size_t>(in.channels);
-  for (std::size_t i = 0; i < in.pixels.size(); i += c) {
-    for (std::size_t k = 0; k < c; ++k) {
-      out.pixels[i + k] = Policy::prepare(&in.pixels[i], static_cast<int>(k), in.channels);
-    }
-  }
-  return out;
-}
+constexpr bool kSumsSamples = std::is_same_v<typename Policy::In, typename Policy::Sample>;
 
 template <typename Policy>
 class RowBlurrer {
@@ -42,13 +35,17 @@ class RowBlurrer {
   using Sum = typename Policy::Sum;
 
  public:
-  RowBlurrer(const Raster<In>& in, const BlurSpec& spec, const std::vector<Tap>& x,
+  RowBlurrer(const Raster<Sample>& in, const BlurSpec& spec, const std::vector<Tap>& x,
              const std::vector<Tap>& y)
       : in_(in), spec_(spec), x_(x), y_(y) {
     const std::size_t row = in.row_samples();
     const auto c = static_cast<std::size_t>(in.channels);
     const std::size_t halo = (x.size() / 2) * c;
     rows_.resize(y.size());
+    if constexpr (!kSumsSamples<Policy>) {
+      window_.resize(y.size() * row);
+      window_rows_.assign(y.size(), std::numeric_limits<int>::min());
+    }
     columns_.resize(x.size());
     extended_.resize(row + 2 * halo);
     horizontal_.resize(row);
@@ -99,10 +96,37 @@ class RowBlurrer {
     for (std::size_t i = 0; i < n; ++i) m[i] = Policy::vertical_done(m[i]);
   }
 
-  const In* source_row(int y) const {
+  // Row y (any integer: the border rule maps it) as the policy sums it.
+  const In* source_row(int y) {
     const int src = border_index(spec_.border, y, in_.height);
     if (src < 0) return constant_row_.data();
-    return in_.pixels.data() + static_cast<std::size_t>(src) * in_.row_samples();
+    const Sample* row = in_.pixels.data() + static_cast<std::size_t>(src) * in_.row_samples();
+    if constexpr (kSumsSamples<Policy>) {
+      return row;
+    } else {
+      return prepared_row(y, row);
+    }
+  }
+
+  // Premultiplied samples are wider than the image's (twice: u16 for 8-bit, u32 for 16-bit): the
+  // rows a window of the vertical taps reaches are prepared into window_ as it moves down, instead
+  // of a prepared copy of the whole image. Row y goes to slot y mod (taps), so the taps' window of
+  // consecutive rows never puts two rows in one slot, and each row is prepared once per band.
+  const In* prepared_row(int y, const Sample* row) {
+    const int taps = static_cast<int>(y_.size());
+    const auto slot = static_cast<std::size_t>((y % taps + taps) % taps);
+    const std::size_t n = in_.row_samples();
+    In* prepared = window_.data() + slot * n;
+    if (window_rows_[slot] != y) {
+      const auto c = static_cast<std::size_t>(in_.channels);
+      for (std::size_t i = 0; i < n; i += c) {
+        for (std::size_t k = 0; k < c; ++k) {
+          prepared[i + k] = Policy::prepare(&row[i], static_cast<int>(k), in_.channels);
+        }
+      }
+      window_rows_[slot] = y;
+    }
+    return prepared;
   }
 
   // extended_'s border: rx pixels on each side of the interior, by the border rule.
@@ -141,11 +165,13 @@ class RowBlurrer {
     }
   }
 
-  const Raster<In>& in_;
+  const Raster<Sample>& in_;
   const BlurSpec& spec_;
   const std::vector<Tap>& x_;
   const std::vector<Tap>& y_;
   std::vector<In> constant_row_;
+  std::vector<In> window_;        // prepared rows, one slot per vertical tap (see prepared_row)
+  std::vector<int> window_rows_;  // the row each slot holds
   std::array<Mid, 4> constant_mid_{};
   std::vector<const In*> rows_;      // the source rows of one output row's vertical taps
   std::vector<const Mid*> columns_;  // extended_ shifted by each horizontal tap
@@ -154,8 +180,8 @@ class RowBlurrer {
 };
 
 template <typename Policy>
-Raster<typename Policy::Sample> blur_prepared(const Raster<typename Policy::In>& in,
-                                              const BlurSpec& spec, unsigned threads) {
+Raster<typename Policy::Sample> blur_with(const Raster<typename Policy::Sample>& in,
+                                          const BlurSpec& spec, unsigned threads) {
   using Sample = typename Policy::Sample;
   if (in.channels != spec.channels) {
     throw InternalError("blur_on_cpu: image has " + std::to_string(in.channels) +
@@ -176,10 +202,12 @@ Raster<typename Policy::Sample> blur_prepared(const Raster<typename Policy::In>&
   }
   // Bands of rows on oneTBB's threads: inside a batch, whose other images keep those threads
   // busy, the loop shares them instead of starting threads of its own. `threads` > 1 caps the
-  // threads this image uses.
+  // threads this image uses. A band that prepares its rows (premultiplied) prepares its height plus
+  // the taps', so it is at least as tall as the taps.
+  const int min_band = kSumsSamples<Policy> ? 8 : std::max(8, static_cast<int>(y.size()));
   const auto run = [&] {
     tbb::parallel_for(
-        tbb::blocked_range<int>(0, in.height, 8),
+        tbb::blocked_range<int>(0, in.height, static_cast<std::size_t>(min_band)),
         [&](const tbb::blocked_range<int>& band) { blur_rows(band.begin(), band.end()); });
   };
   if (threads > 1) {
@@ -197,16 +225,16 @@ Raster<typename Straight::Sample> blur_integer(const Raster<typename Straight::S
     if (in.channels != 2 && in.channels != 4) {
       throw InternalError("premultiplied blur of an image without alpha");
     }
-    return blur_prepared<Premultiplied>(prepare<Premultiplied>(in), spec, threads);
+    return blur_with<Premultiplied>(in, spec, threads);
   }
-  return blur_prepared<Straight>(in, spec, threads);
+  return blur_with<Straight>(in, spec, threads);
 }
 
 }  // namespace
 
 ImageF blur_on_cpu(const ImageF& in, const BlurSpec& spec, unsigned threads) {
   if (spec.premultiplied) throw InternalError("premultiplied blur of a floating-point image");
-  return blur_prepared<gb_arith::Float>(in, spec, threads);
+  return blur_with<gb_arith::Float>(in, spec, threads);
 }
 
 Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads) {

@@ -193,6 +193,11 @@ TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
   CHECK(r.threads == 3);
   CHECK(r.devices == std::vector<int>{0, 0, 1});
   CHECK(r.limits.max_pixels == 1000);
+  CHECK(request({"a.png", "-o", "out", "--sigma", "2", "--max-bytes", "5000"}).limits.max_bytes ==
+        5000);
+  const Request defaults = request({"a.png", "-o", "out", "--sigma", "2"});
+  CHECK(defaults.limits.max_pixels == std::uint64_t{1} << 27);
+  CHECK(defaults.limits.max_bytes == std::uint64_t{1} << 30);
   CHECK(r.strip);
   CHECK(r.quiet);
   const Request pipe = request({"-", "-", "--format", "png", "--sigma", "2"});

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
+#include <gif_lib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -63,6 +64,50 @@ Image test_image(int w, int h, int channels, std::uint32_t seed) {
   Image image = test::random_image(w, h, channels, seed);
   if (channels == 2 || channels == 4) image.pixels[static_cast<std::size_t>(channels) - 1] = 200;
   return image;
+}
+
+// A GIF of one frame (left, top, width, height on a canvas of canvas_w x canvas_h), its pixel at
+// (x, y) colour index (x + 2y) % 4 of 4 colours, index `transparent` transparent (-1: none).
+struct GifFrame {
+  int canvas_w = 8, canvas_h = 6, left = 0, top = 0, width = 8, height = 6;
+  bool interlaced = false;
+  int transparent = -1;
+};
+const GifColorType kGifColours[4] = {{10, 20, 30}, {255, 0, 0}, {0, 255, 0}, {0, 0, 255}};
+
+Bytes gif_file(const GifFrame& f) {
+  Bytes out;
+  int error = 0;
+  GifFileType* g = EGifOpen(
+      &out,
+      [](GifFileType* file, const GifByteType* data, int n) {
+        auto* o = static_cast<Bytes*>(file->UserData);
+        o->insert(o->end(), data, data + n);
+        return n;
+      },
+      &error);
+  REQUIRE(g);
+  ColorMapObject* map = GifMakeMapObject(4, kGifColours);
+  EGifSetGifVersion(g, true);
+  EGifPutScreenDesc(g, f.canvas_w, f.canvas_h, 2, 0, map);
+  if (f.transparent >= 0) {
+    GifByteType control[4] = {1, 0, 0, static_cast<GifByteType>(f.transparent)};
+    EGifPutExtension(g, GRAPHICS_EXT_FUNC_CODE, 4, control);
+  }
+  EGifPutImageDesc(g, f.left, f.top, f.width, f.height, f.interlaced, nullptr);
+  std::vector<GifPixelType> line(static_cast<std::size_t>(f.width));
+  const int passes[4][2] = {{0, 8}, {4, 8}, {2, 4}, {1, 2}};
+  for (int p = 0; p < (f.interlaced ? 4 : 1); ++p) {
+    for (int y = f.interlaced ? passes[p][0] : 0; y < f.height;
+         y += f.interlaced ? passes[p][1] : 1) {
+      for (int x = 0; x < f.width; ++x)
+        line[static_cast<std::size_t>(x)] = static_cast<GifPixelType>((x + 2 * y) % 4);
+      EGifPutLine(g, line.data(), f.width);
+    }
+  }
+  EGifCloseFile(g, &error);
+  GifFreeMapObject(map);
+  return out;
 }
 
 void check_same_as_stb(const Bytes& file, const std::string& name) {
@@ -184,6 +229,44 @@ TEST_CASE("gpublur's own decoders read their own files as stb_image does", "[cod
   }
 }
 
+TEST_CASE("GIF: the first frame drawn on its canvas, as stb_image draws it", "[codec][gif]") {
+  struct Case {
+    std::string what;
+    GifFrame frame;
+    int channels;
+  };
+  const std::vector<Case> cases = {
+      {"covering, opaque", {}, 3},
+      {"interlaced", {8, 11, 0, 0, 8, 11, true, -1}, 3},
+      {"a transparent index used", {8, 6, 0, 0, 8, 6, false, 2}, 4},
+      {"a transparent index never used", {8, 6, 0, 0, 8, 6, false, 7}, 3},
+      {"smaller than the canvas", {8, 6, 2, 3, 5, 2, false, -1}, 4},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const Bytes file = gif_file(c.frame);
+    const DecodedImage ours = decode(file, "x.gif");
+    CHECK(ours.image.channels == c.channels);
+    CHECK(ours.image.width == c.frame.canvas_w);
+    const std::optional<test::StbImage> stb = test::stb_decode(file, c.channels);
+    REQUIRE(stb);
+    CHECK(stb->samples8 == ours.image.pixels);
+  }
+  // A frame past the canvas's right edge (which stb_image refuses) is clipped to it.
+  const DecodedImage clipped = decode(gif_file({8, 2, 5, 0, 10, 2, false, -1}), "x.gif");
+  REQUIRE(clipped.image.channels == 4);
+  for (int y = 0; y < 2; ++y) {
+    for (int x = 0; x < 8; ++x) {
+      CAPTURE(x, y);
+      const std::uint8_t* px = &clipped.image.pixels[static_cast<std::size_t>((y * 8 + x) * 4)];
+      const GifColorType colour = kGifColours[(x - 5 + 2 * y) % 4];
+      CHECK(std::vector<int>(px, px + 4) ==
+            (x < 5 ? std::vector<int>{0, 0, 0, 0}
+                   : std::vector<int>{colour.Red, colour.Green, colour.Blue, 255}));
+    }
+  }
+}
+
 TEST_CASE("BMP variants: palettes, bit fields, top-down, OS/2, RLE", "[codec][bmp]") {
   const std::vector<std::uint32_t> palette = {0x000000, 0xff0000, 0x00ff00, 0x0000ff, 0x808080};
   // 8-bit palette, 3x2, rows padded to 4 bytes.
@@ -260,7 +343,7 @@ TEST_CASE("PNM variants: ASCII, bits, PAM, other maximum values", "[codec][pnm]"
 
 TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
   // A 2x2 RGB PSD (3 channels), composite stored raw, then the same PackBits-compressed.
-  const auto psd = [](int depth, int compression, int channels) {
+  const auto psd = [](int depth, int compression, int channels, const Bytes& resources = {}) {
     Bytes b = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0};
     put16be(b, static_cast<unsigned>(channels));
     put32be(b, 2);  // height
@@ -268,7 +351,8 @@ TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
     put16be(b, static_cast<unsigned>(depth));
     put16be(b, 3);  // RGB
     put32be(b, 0);  // colour mode data
-    put32be(b, 0);  // image resources
+    put32be(b, static_cast<std::uint32_t>(resources.size()));  // image resources
+    b.insert(b.end(), resources.begin(), resources.end());
     put32be(b, 0);  // layers
     put16be(b, static_cast<unsigned>(compression));
     const int bytes = depth / 8;
@@ -303,6 +387,21 @@ TEST_CASE("PSD composites: raw and PackBits, 8 and 16 bits", "[codec][psd]") {
       if (channels == 3 && depth == 8) check_same_as_stb(raw, "x.psd");
     }
   }
+  // Image resources: the ICC profile (1039) and XMP (1060), each "8BIM", its id, an empty name
+  // padded to 2 bytes, its size, and its data padded to an even length.
+  const Bytes icc = test::test_icc_profile(600);
+  const Bytes xmp = test::xmp_packet("psd");
+  Bytes resources;
+  for (const auto& [id, data] : std::vector<std::pair<unsigned, Bytes>>{{1039, icc}, {1060, xmp}}) {
+    resources.insert(resources.end(), {'8', 'B', 'I', 'M'});
+    put16be(resources, id), put16be(resources, 0);
+    put32be(resources, static_cast<std::uint32_t>(data.size()));
+    resources.insert(resources.end(), data.begin(), data.end());
+    if (data.size() % 2) resources.push_back(0);
+  }
+  const DecodedImage with = decode(psd(8, 0, 3, resources));
+  CHECK(with.metadata.icc == icc);
+  CHECK(with.metadata.xmp == xmp);
 }
 
 TEST_CASE("the content decides the format, not the name", "[codec]") {
@@ -349,12 +448,43 @@ TEST_CASE("small files claiming huge images are refused before pixels are alloca
                                                                              {"p.psd", psd},
                                                                              {"g.gif", gif}}) {
     CAPTURE(name);
-    CHECK_THROWS_WITH(decode(file, name), Catch::Contains("limit of 268.4 megapixels"));
+    CHECK_THROWS_WITH(decode(file, name), Catch::Contains("limit of 134.2 megapixels"));
     // Past the limit as well, the data cannot hold what the header claims.
     if (name != "g.gif")
-      CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0}), Catch::Contains("truncated"));
+      CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0, 0}), Catch::Contains("truncated"));
   }
   CHECK_THROWS_WITH(decode(pnm, "p.pnm", DecodeLimits{100}), Catch::Contains("--max-pixels 100"));
+}
+
+TEST_CASE("the byte limit (--max-bytes) counts decoded samples: pixels, channels, sample bytes",
+          "[codec][limits]") {
+  // 10x10 images: the bytes each decoder says it will make, refused one byte below, read at it.
+  const Image rgb = test::random_image(10, 10, 3, 5);
+  ImageF hdr = make_raster<float>(10, 10, 3);
+  const std::vector<std::tuple<std::string, Bytes, std::uint64_t>> files = {
+      {"16-bit RGBA PNG", encode_image(test::random_image16(10, 10, 4, 1), ImageFormat::kPng), 800},
+      {"16-bit RGB TIFF", encode_image(test::random_image16(10, 10, 3, 1), ImageFormat::kTiff),
+       600},
+      {"16-bit gray PNM", encode_image(test::random_image16(10, 10, 1, 1), ImageFormat::kPnm), 200},
+      {"HDR", encode_image(hdr, ImageFormat::kHdr), 1200},
+      {"gray JPEG", encode_image(test::random_image(10, 10, 1, 1), ImageFormat::kJpeg), 100},
+      {"RGB WebP", encode_image(rgb, ImageFormat::kWebp), 300},
+      {"24-bit BMP", encode_image(rgb, ImageFormat::kBmp), 300},
+      {"TGA (alpha known only once decoded)", encode_image(rgb, ImageFormat::kTga), 400},
+  };
+  for (const auto& [what, file, bytes] : files) {
+    CAPTURE(what);
+    const std::string name = what == "TGA (alpha known only once decoded)" ? "t.tga" : "x";
+    CHECK_NOTHROW(decode(file, name, DecodeLimits{0, bytes}));
+    CHECK_THROWS_WITH(decode(file, name, DecodeLimits{0, bytes - 1}),
+                      Catch::Contains("--max-bytes " + std::to_string(bytes - 1) + ")"));
+  }
+  // The defaults: 2^27 pixels, 1 GiB. A 10000x10000 HDR (100 megapixels) takes 1.2 GB of floats.
+  const std::string header = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 10000 +X 10000\n";
+  CHECK_THROWS_WITH(decode(Bytes(header.begin(), header.end())),
+                    Catch::Contains("image of 10000x10000 pixels, 3 channels of 32 bits, takes "
+                                    "1144.4 MiB decoded, more than the limit of 1024.0 MiB "
+                                    "(--max-bytes 1073741824)"));
 }
 
 TEST_CASE("ICC profile, EXIF and density survive PNG, JPEG, WebP and TIFF", "[codec][metadata]") {
@@ -379,8 +509,84 @@ TEST_CASE("ICC profile, EXIF and density survive PNG, JPEG, WebP and TIFF", "[co
     CHECK(decode(encode_image(back.image, format, {}, back.metadata)).metadata.icc == m.icc);
   }
   CHECK(metadata_not_kept(m, ImageFormat::kTga) ==
-        std::vector<std::string>{"ICC profile", "EXIF", "density"});
+        std::vector<std::string>{"ICC profile not kept: tga cannot hold it",
+                                 "EXIF not kept: tga cannot hold it",
+                                 "density not kept: tga cannot hold it"});
   CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());
+}
+
+TEST_CASE("ICC profiles up to what a JPEG holds go through every format; larger ones are noted",
+          "[codec][metadata]") {
+  // 255 APP2 segments of 65,519 bytes: JPEG's most. One byte more once made a JPEG of 256
+  // segments with wrapped sequence numbers (a corrupt profile), and a PNG gpublur's reader called
+  // damaged.
+  const Image in = test::random_image(8, 8, 3, 3);
+  Metadata largest;
+  largest.icc = test::test_icc_profile(kMaxIccBytes);
+  Metadata larger;
+  larger.icc = test::test_icc_profile(kMaxIccBytes + 1);
+  for (ImageFormat format :
+       {ImageFormat::kPng, ImageFormat::kJpeg, ImageFormat::kWebp, ImageFormat::kTiff}) {
+    CAPTURE(format_name(format));
+    CHECK(decode(encode_image(in, format, {}, largest)).metadata.icc == largest.icc);
+    CHECK(metadata_not_kept(largest, format).empty());
+    CHECK(decode(encode_image(in, format, {}, larger)).metadata.icc.empty());
+    CHECK(metadata_not_kept(larger, format) ==
+          std::vector<std::string>{"ICC profile not kept: 16707346 bytes, more than the 16707345 "
+                                   "a JPEG holds, the most gpublur carries"});
+  }
+  // A PNG from another writer with a larger profile (20 MB; past 16 MiB it was "damaged") reads,
+  // profile and all (the output leaves it out, as above).
+  const Bytes huge = test::test_icc_profile(20000000);
+  std::vector<test::PngChunk> chunks = test::png_chunks(encode_image(in, ImageFormat::kPng));
+  Bytes body = {'I', 'C', 'C', 0, 0};
+  const Bytes zlib = test::zlib_stored(huge);
+  body.insert(body.end(), zlib.begin(), zlib.end());
+  chunks.insert(chunks.begin() + 1, test::PngChunk{"iCCP", body});
+  CHECK(decode(test::png_file(chunks)).metadata.icc == huge);
+}
+
+TEST_CASE("XMP goes through PNG, JPEG, WebP and TIFF; formats without it say so",
+          "[codec][metadata]") {
+  // Dropped from every output before, JPEG to JPEG too, and --verbose said nothing.
+  const Image in = test::random_image(16, 12, 3, 21);
+  Metadata m;
+  m.xmp = test::xmp_packet("a caption");
+  m.exif = test::camera_exif(false);
+  for (ImageFormat format :
+       {ImageFormat::kJpeg, ImageFormat::kPng, ImageFormat::kTiff, ImageFormat::kWebp,
+        ImageFormat::kJpeg, ImageFormat::kTiff, ImageFormat::kPng, ImageFormat::kWebp}) {
+    CAPTURE(format_name(format));
+    const Bytes file = encode_image(in, format, {}, m);
+    if (format == ImageFormat::kWebp) CHECK((file.at(20) & 4) != 0);  // VP8X's XMP flag
+    const DecodedImage back = decode(file);
+    CHECK(back.metadata.xmp == m.xmp);
+    CHECK_FALSE(back.metadata.exif.empty());  // beside EXIF, which JPEG keeps in APP1 too
+    CHECK(metadata_not_kept(m, format).empty());
+    m = back.metadata;
+  }
+  for (ImageFormat format : {ImageFormat::kBmp, ImageFormat::kTga, ImageFormat::kPnm}) {
+    const std::vector<std::string> lost = metadata_not_kept(m, format);
+    CHECK(std::count(lost.begin(), lost.end(),
+                     "XMP not kept: " + std::string(format_name(format)) + " cannot hold it") == 1);
+  }
+  // A packet longer than one APP1 segment (Extended XMP, which gpublur does not write): left out
+  // of a JPEG, and said; kept by the others.
+  Metadata large;
+  large.xmp = test::xmp_packet(std::string(70000, 'x'));
+  CHECK(decode(encode_image(in, ImageFormat::kJpeg, {}, large)).metadata.xmp.empty());
+  CHECK(metadata_not_kept(large, ImageFormat::kJpeg) ==
+        std::vector<std::string>{
+            "XMP not kept: longer than a JPEG APP1 segment holds (65504 bytes)"});
+  CHECK(decode(encode_image(in, ImageFormat::kPng, {}, large)).metadata.xmp == large.xmp);
+  // Another writer's compressed iTXt reads too.
+  std::vector<test::PngChunk> chunks = test::png_chunks(encode_image(in, ImageFormat::kPng));
+  const std::string header("XML:com.adobe.xmp\0\1\0en\0\0", 24);
+  Bytes body(header.begin(), header.end());
+  const Bytes zlib = test::zlib_stored(m.xmp);
+  body.insert(body.end(), zlib.begin(), zlib.end());
+  chunks.insert(chunks.begin() + 1, test::PngChunk{"iTXt", body});
+  CHECK(decode(test::png_file(chunks)).metadata.xmp == m.xmp);
 }
 
 TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][metadata]") {
@@ -406,10 +612,12 @@ TEST_CASE("a camera's EXIF goes through TIFF's directories and back", "[codec][m
   }
   // What a TIFF cannot keep is named for --verbose.
   m.exif = test::camera_exif(false, true);
-  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF thumbnail"});
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) ==
+        std::vector<std::string>{"EXIF thumbnail not kept: tiff cannot hold it"});
   CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif == little);
   m.exif = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0};  // a first directory past the end
-  CHECK(metadata_not_kept(m, ImageFormat::kTiff) == std::vector<std::string>{"EXIF (unreadable)"});
+  CHECK(metadata_not_kept(m, ImageFormat::kTiff) ==
+        std::vector<std::string>{"EXIF (unreadable) not kept: tiff cannot hold it"});
   CHECK(decode(encode_image(in, ImageFormat::kTiff, {}, m)).metadata.exif.empty());
   CHECK(metadata_not_kept(m, ImageFormat::kPng).empty());  // a block is copied as it is
 }

@@ -3,13 +3,14 @@
 // route a JPEG to the GPU or the CPU agree with the CPU's decoder.
 #include <catch2/catch.hpp>
 
-#include "base/errors.hpp"
-#include "codecs/jpeg_codec.hpp"
-#include "codecs/jpeg_markers.hpp"
-#include "support/jpeg_variants.hpp"
-#include "support/reference_blur.hpp"
-#include "support/test_exif.hpp"
-#include "support/test_icc.hpp"
+#include "errors.hpp"
+#include "jpeg_codec.hpp"
+#include "jpeg_markers.hpp"
+#include "jpeg_variants.hpp"
+#include "reference_blur.hpp"
+#include "test_bytes.hpp"
+#include "test_exif.hpp"
+#include "test_icc.hpp"
 
 using namespace gpublur;
 
@@ -22,6 +23,10 @@ Metadata metadata_of_kind(int kind) {
   if (kind & 4) m.icc = test::test_icc_profile();
   if (kind & 8) m.icc = test::test_icc_profile(150000);  // three APP2 chunks
   if (kind & 16) m.density = Density{2, 1, Density::Unit::kNone};
+  if (kind & 32) m.icc = test::test_icc_profile(kMaxIccBytes);      // 255 APP2 chunks: JPEG's most
+  if (kind & 64) m.icc = test::test_icc_profile(kMaxIccBytes + 1);  // left out
+  if (kind & 128) m.xmp = test::xmp_packet("in APP1, after EXIF");
+  if (kind & 256) m.xmp = test::xmp_packet(std::string(kMaxJpegXmpBytes, 'x'));  // left out
   return m;
 }
 
@@ -30,17 +35,21 @@ Metadata metadata_of_kind(int kind) {
 TEST_CASE("metadata added to an encoder's JPEG is what libjpeg-turbo writes, byte for byte",
           "[jpeg][markers]") {
   const Image image = test::random_image(37, 21, 3, 5);
-  for (const int kind : {0, 1, 2, 4, 8, 16, 1 | 2 | 4, 2 | 8 | 16}) {
+  for (const int kind :
+       {0, 1, 2, 4, 8, 16, 1 | 2 | 4, 2 | 8 | 16, 32, 2 | 64, 128, 1 | 2 | 4 | 128, 2 | 256}) {
     CAPTURE(kind);
-    const Metadata m = metadata_of_kind(kind);
+    Metadata m = metadata_of_kind(kind);
     const std::vector<std::uint8_t> plain = encode_jpeg(image, 90, ChromaSubsampling::k420, {});
     const std::vector<std::uint8_t> expected = encode_jpeg(image, 90, ChromaSubsampling::k420, m);
     // The plain file's own JFIF segment is replaced, as nvJPEG's header segments are.
     CHECK(with_jpeg_metadata(plain, m) == expected);
     // And the result reads back with the metadata.
     const DecodedImage back = decode_jpeg(expected.data(), expected.size(), DecodeLimits{});
+    if (m.icc.size() > kMaxIccBytes) m.icc.clear();  // never 256 chunks, their numbers wrapped
+    if (m.xmp.size() > kMaxJpegXmpBytes) m.xmp.clear();
     CHECK(back.metadata.icc == m.icc);
     CHECK(back.metadata.exif == m.exif);
+    CHECK(back.metadata.xmp == m.xmp);
   }
 }
 

@@ -3,15 +3,18 @@
 // have found (tests/crashers/FORMAT/*): each is refused with an IoError or read, never more.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <string>
 
-#include "base/errors.hpp"
-#include "codecs/image_decode.hpp"
-#include "codecs/image_encode.hpp"
-#include "support/reference_blur.hpp"
-#include "support/test_bytes.hpp"
+#include "errors.hpp"
+#include "image_decode.hpp"
+#include "image_encode.hpp"
+#include "jpeg_codec.hpp"
+#include "jpeg_variants.hpp"
+#include "reference_blur.hpp"
+#include "test_bytes.hpp"
 
 using namespace gpublur;
 using test::Bytes;
@@ -20,6 +23,41 @@ namespace {
 
 DecodedImage decode(const Bytes& file, const std::string& name) {
   return decode_image(file, name, DecodeLimits{});
+}
+
+// A 16x16 gray TIFF of one uncompressed tile of `tile` x `tile` pixels, holding `data` bytes of it
+// (a whole tile: tile * tile).
+Bytes tiled_tiff(std::uint32_t tile, std::uint32_t data) {
+  Bytes b = {'I', 'I', 42, 0};
+  test::put32le(b, 8);
+  const std::vector<std::array<std::uint32_t, 3>> entries = {
+      // tag, type (3 SHORT, 4 LONG), value
+      {256, 4, 16}, {257, 4, 16},   {258, 3, 8},    {259, 3, 1}, {262, 3, 1},
+      {277, 3, 1},  {322, 4, tile}, {323, 4, tile}, {324, 4, 0}, {325, 4, data}};
+  const auto data_at = static_cast<std::uint32_t>(8 + 2 + 12 * entries.size() + 4);
+  test::put16le(b, static_cast<unsigned>(entries.size()));
+  for (const auto& [tag, type, value] : entries) {
+    test::put16le(b, tag), test::put16le(b, type), test::put32le(b, 1);
+    test::put32le(b, tag == 324 ? data_at : value);  // a SHORT sits in the field's first 2 bytes
+  }
+  test::put32le(b, 0);
+  b.resize(b.size() + data, 128);
+  return b;
+}
+
+// `jpeg` with its last scan (from its SOS marker to EOI) repeated until the file holds `scans`.
+Bytes with_repeated_last_scan(const Bytes& jpeg, int scans) {
+  std::vector<std::size_t> starts;  // of each SOS: FF DA outside entropy-coded data never repeats
+  for (std::size_t i = 0; i + 1 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xFF && jpeg[i + 1] == 0xDA) starts.push_back(i);
+  }
+  REQUIRE(starts.size() >= 2);
+  const Bytes last(jpeg.begin() + static_cast<std::ptrdiff_t>(starts.back()), jpeg.end() - 2);
+  Bytes out(jpeg.begin(), jpeg.end() - 2);
+  for (int n = static_cast<int>(starts.size()); n < scans; ++n)
+    out.insert(out.end(), last.begin(), last.end());
+  out.push_back(0xFF), out.push_back(0xD9);
+  return out;
 }
 
 }  // namespace
@@ -84,6 +122,21 @@ TEST_CASE("BMP headers with INT_MIN sizes are refused", "[malformed][bmp]") {
   }
 }
 
+TEST_CASE("a progressive JPEG of more than 100 scans is refused, at once", "[malformed][jpeg]") {
+  // One refinement scan repeated: libjpeg-turbo decodes every copy (5,000 took 55 s) unless its
+  // caller counts them, as djpeg's -maxscans does.
+  test::JpegVariant progressive;
+  progressive.progressive = true;
+  const Bytes jpeg = test::write_jpeg_variant(test::random_image(256, 256, 3, 4), progressive);
+  CHECK(decode(with_repeated_last_scan(jpeg, kMaxJpegScans), "x.jpg").image.width == 256);
+  const Bytes bomb = with_repeated_last_scan(jpeg, 5000);
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(decode(bomb, "x.jpg"), Catch::Contains("damaged JPEG: more than 100 scans"));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+  // The header facts, which route a JPEG to the GPU, read no scans: progressive goes to the CPU.
+  CHECK(read_jpeg_facts(bomb.data(), bomb.size(), DecodeLimits{}).why_not == "progressive");
+}
+
 TEST_CASE("every crasher the fuzz targets found is refused or read, never more",
           "[malformed][fuzz]") {
   int files = 0;
@@ -98,6 +151,19 @@ TEST_CASE("every crasher the fuzz targets found is refused or read, never more",
     }
   }
   CHECK(files > 0);
+}
+
+TEST_CASE("TIFF tiles larger than the image could need are refused before they are allocated",
+          "[malformed][tiff]") {
+  // A 16x16 image in one 65536x65536 tile: libtiff's TIFFTileSize said 12.9 GB, which the reader
+  // allocated (and 29 s) before libtiff found the tile's data short. Tiles up to 1024 pixels a side
+  // are fine on any image (GDAL puts 256-pixel tiles on small ones), larger only on larger images.
+  CHECK(decode(tiled_tiff(256, 256 * 256), "x.tif").image.pixels == Bytes(256, 128));
+  CHECK(decode(tiled_tiff(1024, 1024 * 1024), "x.tif").image.pixels == Bytes(256, 128));
+  CHECK_THROWS_WITH(decode(tiled_tiff(4096, 256), "x.tif"),
+                    Catch::Contains("damaged TIFF: tiles of 4096x4096 pixels (16777216 bytes) for "
+                                    "an image of 16x16"));
+  // (65536-pixel tiles, 12.9 GB before, are tests/limits_end_to_end.sh's, under ulimit -v.)
 }
 
 TEST_CASE("a TIFF strip larger than the image could need is refused, not allocated",

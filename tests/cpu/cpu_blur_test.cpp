@@ -153,26 +153,30 @@ Raster<typename Policy::Sample> direct_integer_blur(const Raster<typename Policy
   Raster<typename Policy::Sample> out = make_raster<typename Policy::Sample>(w, h, c);
   std::vector<Mid> m(static_cast<std::size_t>(w * c));
   std::vector<Sum> b(static_cast<std::size_t>(c));
+  const auto constant = border_pixel<typename Policy::Sample>(spec);
+  // The vertical sum at column x (-1: outside the image, where the constant border is).
+  const auto vertical = [&](int y, int x, int k) {
+    Mid a = 0;
+    for (int j = 0; j < static_cast<int>(qy.size()); ++j) {
+      const int sy = border_index(spec.border, y + j - ry, h);
+      const auto* pixel = sy < 0 || x < 0 ? constant.data()
+                                          : &in.pixels[static_cast<std::size_t>((sy * w + x) * c)];
+      a += static_cast<Mid>(qy[static_cast<std::size_t>(j)]) *
+           static_cast<Mid>(Policy::prepare(pixel, k, c));
+    }
+    return Policy::vertical_done(a);
+  };
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
-      for (int k = 0; k < c; ++k) {
-        Mid a = 0;
-        for (int j = 0; j < static_cast<int>(qy.size()); ++j) {
-          const int sy = border_index(Border::kClamp, y + j - ry, h);
-          const auto* pixel = &in.pixels[static_cast<std::size_t>((sy * w + x) * c)];
-          a += static_cast<Mid>(qy[static_cast<std::size_t>(j)]) *
-               static_cast<Mid>(Policy::prepare(pixel, k, c));
-        }
-        m[static_cast<std::size_t>(x * c + k)] = Policy::vertical_done(a);
-      }
+      for (int k = 0; k < c; ++k) m[static_cast<std::size_t>(x * c + k)] = vertical(y, x, k);
     }
     for (int x = 0; x < w; ++x) {
       for (int k = 0; k < c; ++k) {
         Sum s = 0;
         for (int i = 0; i < static_cast<int>(qx.size()); ++i) {
-          const int sx = border_index(Border::kClamp, x + i - rx, w);
-          s += static_cast<Sum>(qx[static_cast<std::size_t>(i)]) *
-               static_cast<Sum>(m[static_cast<std::size_t>(sx * c + k)]);
+          const int sx = border_index(spec.border, x + i - rx, w);
+          const Mid v = sx < 0 ? vertical(y, -1, k) : m[static_cast<std::size_t>(sx * c + k)];
+          s += static_cast<Sum>(qx[static_cast<std::size_t>(i)]) * static_cast<Sum>(v);
         }
         b[static_cast<std::size_t>(k)] = s;
       }
@@ -205,6 +209,28 @@ TEST_CASE("the CPU blur's integers are the policy's, exactly, for every kernel r
   const Image rgba = test::random_image(41, 19, 4, 5);
   CHECK(blur_on_cpu(rgba, premultiplied, 1).pixels ==
         direct_integer_blur<gb_arith::Premultiplied8>(rgba, premultiplied).pixels);
+  // Premultiplied rows are prepared as the taps' window moves down each band (not as a whole
+  // image): every border, kernels taller than the image, bands on many threads.
+  for (const Border border :
+       {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap, Border::kConstant}) {
+    for (const int size : {3, 9, 41, 61}) {
+      for (const int height : {19, 97}) {
+        CAPTURE(border_name(border), size, height);
+        BlurSpec spec = test::make_test_spec(size, size / 4.0 + 0.3, 4);
+        spec.premultiplied = true;
+        spec.border = border;
+        spec.border_value = {10, 200, 30, 128};
+        const Image in8 = test::random_image(23, height, 4, 7);
+        const Image expected = direct_integer_blur<gb_arith::Premultiplied8>(in8, spec);
+        REQUIRE(blur_on_cpu(in8, spec, 1).pixels == expected.pixels);
+        REQUIRE(blur_on_cpu(in8, spec, 0).pixels == expected.pixels);
+        spec.channels = 2;
+        const Image16 in16 = test::random_image16(17, height, 2, 8);
+        REQUIRE(blur_on_cpu(in16, spec, 0).pixels ==
+                direct_integer_blur<gb_arith::Premultiplied16>(in16, spec).pixels);
+      }
+    }
+  }
   // Different radii across and down.
   const BlurSpec anisotropic = test::make_test_spec(3, 0.8, 21, 4.0, 3);
   const Image rgb = test::random_image(40, 30, 3, 6);

@@ -219,6 +219,24 @@ expect 0 "cache after a race" -- --arch sm_90 --size 9 --dump-ptx "$work/race.pt
 contains "$work/stderr" "kernel cache hit" "cache entry whole after concurrent writers"
 [ -z "$(find "$work/race-cache" -name '.*gpublur-*')" ] && pass || fail "concurrent writers left temporaries"
 
+# XMP: kept JPEG to JPEG (and to PNG), said where the output cannot hold it, gone with --strip.
+packet='<x:xmpmeta xmlns:x="adobe:ns:meta/">gpublur-xmp-test</x:xmpmeta>'
+length=$((2 + 29 + ${#packet}))
+{
+  head -c 2 "$work/edges.jpg"
+  printf "\\377\\341\\$(printf %o $((length / 256)))\\$(printf %o $((length % 256)))"
+  printf 'http://ns.adobe.com/xap/1.0/\0%s' "$packet"
+  tail -c +3 "$work/edges.jpg"
+} >"$work/xmp.jpg"
+for out in xmp-out.jpg xmp-out.png; do
+  expect 0 "XMP into $out" -- "$work/xmp.jpg" "$work/$out" --size 3 --codec cpu
+  grep -qa "gpublur-xmp-test" "$work/$out" && pass || fail "XMP not in $out"
+done
+expect 0 "XMP into BMP" -- "$work/xmp.jpg" "$work/xmp-out.bmp" --size 3 -v
+contains "$work/stderr" "XMP not kept: bmp cannot hold it" "XMP into BMP"
+expect 0 "XMP with --strip" -- "$work/xmp.jpg" "$work/xmp-strip.jpg" --size 3 --strip
+! grep -qa "gpublur-xmp-test" "$work/xmp-strip.jpg" && pass || fail "--strip kept XMP"
+
 # --timings and --json
 expect 0 "--timings --json" -- "$samples/edges.png" "$work/t.png" --size 7 --timings --json
 contains "$work/stderr" "decode" "--timings"

@@ -35,6 +35,8 @@ def test_read_errors_name_the_file(tmp_path):
     with pytest.raises(OSError, match="limit"):
         gpublur.write(tmp_path / "big.png", photo(100, 100))
         gpublur.read(tmp_path / "big.png", max_pixels=100)
+    with pytest.raises(OSError, match="--max-bytes 29999"):
+        gpublur.read(tmp_path / "big.png", max_bytes=29999)
 
 
 def test_blur_files_with_progress_and_a_bad_file(tmp_path):

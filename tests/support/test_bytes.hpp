@@ -2,6 +2,7 @@
 // a BMP header, PNG chunks, whole files to and from disk.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -96,6 +97,35 @@ inline Bytes png_file(const std::vector<PngChunk>& chunks) {
     put32be(file, crc ^ 0xffffffffu);
   }
   return file;
+}
+
+// An XMP packet whose description holds `text`.
+inline Bytes xmp_packet(const std::string& text) {
+  const std::string xml =
+      "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>"
+      "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF "
+      "xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\"><rdf:Description "
+      "xmlns:dc=\"http://purl.org/dc/elements/1.1/\" dc:description=\"" +
+      text + "\"/></rdf:RDF></x:xmpmeta><?xpacket end=\"w\"?>";
+  return Bytes(xml.begin(), xml.end());
+}
+
+// `data` as a zlib stream of stored (uncompressed) deflate blocks, with its Adler-32.
+inline Bytes zlib_stored(const Bytes& data) {
+  Bytes z = {0x78, 0x01};
+  for (std::size_t at = 0; at == 0 || at < data.size();) {
+    const std::size_t n = std::min<std::size_t>(65535, data.size() - at);
+    z.push_back(at + n == data.size() ? 1 : 0);  // BFINAL, BTYPE 00
+    put16le(z, static_cast<unsigned>(n)), put16le(z, static_cast<unsigned>(~n & 0xffff));
+    z.insert(z.end(), data.begin() + static_cast<long>(at),
+             data.begin() + static_cast<long>(at + n));
+    at += n;
+    if (n == 0) break;
+  }
+  std::uint32_t a = 1, b = 0;
+  for (std::uint8_t v : data) a = (a + v) % 65521, b = (b + a) % 65521;
+  put32be(z, b << 16 | a);
+  return z;
 }
 
 }  // namespace gpublur::test
