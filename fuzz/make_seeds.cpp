@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "image_encode.hpp"
-#include "jpeg_variants.hpp"
-#include "kernel_cache.hpp"
-#include "test_bytes.hpp"
-#include "test_exif.hpp"
+#include "codecs/image_encode.hpp"
+#include "jit/kernel_cache.hpp"
+#include "support/jpeg_variants.hpp"
+#include "support/test_bytes.hpp"
+#include "support/test_exif.hpp"
 
 namespace {
 

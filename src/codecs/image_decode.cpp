@@ -9,18 +9,19 @@
 #include <cerrno>
 #include <cstring>
 
-#include "bmp_codec.hpp"
-#include "errors.hpp"
-#include "gif_decode.hpp"
-#include "hdr_codec.hpp"
-#include "jpeg_codec.hpp"
-#include "png_decode.hpp"
-#include "pnm_codec.hpp"
-#include "psd_decode.hpp"
-#include "stop_signals.hpp"
-#include "tga_codec.hpp"
-#include "tiff_codec.hpp"
-#include "webp_codec.hpp"
+#include "base/errors.hpp"
+#include "base/stop_signals.hpp"
+#include "base/utf8.hpp"
+#include "codecs/bmp_codec.hpp"
+#include "codecs/gif_decode.hpp"
+#include "codecs/hdr_codec.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "codecs/png_decode.hpp"
+#include "codecs/pnm_codec.hpp"
+#include "codecs/psd_decode.hpp"
+#include "codecs/tga_codec.hpp"
+#include "codecs/tiff_codec.hpp"
+#include "codecs/webp_codec.hpp"
 
 namespace gpublur {
 namespace {

@@ -5,18 +5,18 @@
 #include <cmath>
 #include <type_traits>
 
-#include "atomic_file.hpp"
-#include "bmp_codec.hpp"
-#include "errors.hpp"
-#include "exif_tiff.hpp"
-#include "hdr_codec.hpp"
-#include "jpeg_codec.hpp"
-#include "jpeg_markers.hpp"
-#include "png_encode.hpp"
-#include "pnm_codec.hpp"
-#include "tga_codec.hpp"
-#include "tiff_codec.hpp"
-#include "webp_codec.hpp"
+#include "base/atomic_file.hpp"
+#include "base/errors.hpp"
+#include "codecs/bmp_codec.hpp"
+#include "codecs/exif_tiff.hpp"
+#include "codecs/hdr_codec.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "codecs/jpeg_markers.hpp"
+#include "codecs/png_encode.hpp"
+#include "codecs/pnm_codec.hpp"
+#include "codecs/tga_codec.hpp"
+#include "codecs/tiff_codec.hpp"
+#include "codecs/webp_codec.hpp"
 
 namespace gpublur {
 namespace {

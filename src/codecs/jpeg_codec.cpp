@@ -15,8 +15,8 @@
 #include <cstring>
 #include <string>
 
-#include "errors.hpp"
-#include "jpeg_markers.hpp"
+#include "base/errors.hpp"
+#include "codecs/jpeg_markers.hpp"
 
 namespace gpublur {
 namespace {

@@ -1,5 +1,5 @@
 // png_encode.cpp — PNG's filters chosen row by row, libdeflate, and PNG's chunks.
-#include "png_encode.hpp"
+#include "codecs/png_encode.hpp"
 
 #include <libdeflate.h>
 

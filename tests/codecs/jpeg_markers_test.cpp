@@ -3,14 +3,14 @@
 // route a JPEG to the GPU or the CPU agree with the CPU's decoder.
 #include <catch2/catch.hpp>
 
-#include "errors.hpp"
-#include "jpeg_codec.hpp"
-#include "jpeg_markers.hpp"
-#include "jpeg_variants.hpp"
-#include "reference_blur.hpp"
-#include "test_bytes.hpp"
-#include "test_exif.hpp"
-#include "test_icc.hpp"
+#include "base/errors.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "codecs/jpeg_markers.hpp"
+#include "support/jpeg_variants.hpp"
+#include "support/reference_blur.hpp"
+#include "support/test_bytes.hpp"
+#include "support/test_exif.hpp"
+#include "support/test_icc.hpp"
 
 using namespace gpublur;
 

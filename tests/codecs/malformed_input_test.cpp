@@ -8,13 +8,13 @@
 #include <filesystem>
 #include <string>
 
-#include "errors.hpp"
-#include "image_decode.hpp"
-#include "image_encode.hpp"
-#include "jpeg_codec.hpp"
-#include "jpeg_variants.hpp"
-#include "reference_blur.hpp"
-#include "test_bytes.hpp"
+#include "base/errors.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "codecs/jpeg_codec.hpp"
+#include "support/jpeg_variants.hpp"
+#include "support/reference_blur.hpp"
+#include "support/test_bytes.hpp"
 
 using namespace gpublur;
 using test::Bytes;

@@ -9,11 +9,11 @@
 #include <set>
 #include <string>
 
-#include "errors.hpp"
-#include "png_encode.hpp"
-#include "reference_blur.hpp"
-#include "test_bytes.hpp"
-#include "test_icc.hpp"
+#include "base/errors.hpp"
+#include "codecs/png_encode.hpp"
+#include "support/reference_blur.hpp"
+#include "support/test_bytes.hpp"
+#include "support/test_icc.hpp"
 
 using namespace gpublur;
 
