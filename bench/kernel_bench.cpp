@@ -27,6 +27,7 @@
 #include "jit/nvrtc.hpp"
 #include "npp_gauss.hpp"
 #include "ops/border.hpp"
+#include "ops/gaussian.hpp"
 #include "ops/weights.hpp"
 
 namespace gpublur::bench {
@@ -376,7 +377,7 @@ int run(const Config& config) {
       });
       for (int ksize : config.ksizes) {
         BlurSpec spec;
-        spec.x = make_weights(ksize, sigma_for_size(ksize));
+        spec.x = gaussian_axis(ksize, sigma_for_size(ksize));
         spec.y = spec.x;
         spec.channels = channels;
         spec.border = *kBorderNames.parse(config.border);

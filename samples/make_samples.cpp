@@ -6,7 +6,7 @@
 
 #include "codecs/image_encode.hpp"
 #include "cpu/cpu_blur.hpp"
-#include "ops/weights.hpp"
+#include "ops/gaussian.hpp"
 
 using namespace gpublur;
 
@@ -117,7 +117,7 @@ Image alpha() {
 // Left half of `image` as it is, right half blurred, side by side with a white rule.
 Image before_after(const Image& image, int size, double sigma) {
   BlurSpec spec;
-  spec.x = make_weights(size, sigma);
+  spec.x = gaussian_axis(size, sigma);
   spec.y = spec.x;
   spec.channels = image.channels;
   const Image blurred = blur_on_cpu(image, spec);

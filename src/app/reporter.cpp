@@ -43,12 +43,12 @@ const char* status_name(FileResult::Status s) {
   return "?";
 }
 
-std::string axis_json(const AxisSize& a) {
-  const Weights w = make_weights(a.size, a.sigma);
+// One axis of the spec (its sigma a description), with the rule that derived its size and sigma.
+std::string axis_json(const AxisTaps& axis, const AxisSize& given) {
   std::string taps;
-  for (auto t : w.taps) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
-  return "{\"size\": " + std::to_string(a.size) + ", \"sigma\": " + number_text(a.sigma) +
-         ", \"rule\": " + json_string(a.rule) + ", \"taps\": [" + taps + "]}";
+  for (auto t : axis.q16) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
+  return "{\"size\": " + std::to_string(axis.size) + ", \"sigma\": " + number_text(axis.sigma) +
+         ", \"rule\": " + json_string(given.rule) + ", \"taps\": [" + taps + "]}";
 }
 
 std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
@@ -93,6 +93,7 @@ std::string Reporter::failure(const FileResult& r) const {
 Reporter::Reporter(const Request& request, bool single, std::size_t total, std::ostream& out,
                    std::ostream& err)
     : request_(request),
+      spec_(make_blur_spec(request.blur, request.channels)),
       single_run_(single),
       total_(total),
       out_(out),
@@ -224,8 +225,8 @@ std::string Reporter::file_json(const FileResult& r) const {
 }
 
 std::string Reporter::parameters_json() const {
-  return "\"x\": " + axis_json(request_.blur.size.x) +
-         ", \"y\": " + axis_json(request_.blur.size.y) +
+  return "\"x\": " + axis_json(spec_.x, request_.blur.size.x) +
+         ", \"y\": " + axis_json(spec_.y, request_.blur.size.y) +
          ", \"border\": " + json_string(std::string(border_name(request_.blur.border)));
 }
 
@@ -258,8 +259,8 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
                              ", \"conversion\": " + json_text(r.conversion) + "}");
   }
   report.fact("output", json_string(r.job.output));
-  report.fact("x", axis_json(request_.blur.size.x));
-  report.fact("y", axis_json(request_.blur.size.y));
+  report.fact("x", axis_json(spec_.x, request_.blur.size.x));
+  report.fact("y", axis_json(spec_.y, request_.blur.size.y));
   report.fact("border", json_string(std::string(border_name(request_.blur.border))));
   report.fact("device", json_string(r.device.empty() ? "none" : r.device));
   if (!r.decoder.empty()) report.fact("decoder", json_string(r.decoder));

@@ -68,6 +68,7 @@ class Reporter final : public FileObserver {
   void finish_batch(const std::vector<GpuWorkerStats>& gpus, const std::string& device);
 
   const Request& request_;
+  const FilterSpec spec_;  // what --json reports the filter computes (its channels aside)
   const bool single_run_;
   const std::size_t total_;
   std::ostream& out_;

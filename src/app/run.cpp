@@ -63,22 +63,26 @@ void write_text(const std::string& path, const std::string& text, std::ostream& 
                         Durability::kRenamed);
 }
 
-std::string taps_text(const AxisSize& a) {
+std::string taps_text(const AxisTaps& a) {
   std::string s;
-  for (auto t : make_weights(a.size, a.sigma).taps) s += (s.empty() ? "" : " ") + std::to_string(t);
+  for (auto t : a.q16) s += (s.empty() ? "" : " ") + std::to_string(t);
   return s;
 }
 
-// --verbose's account of the kernel size, once per run.
+// --verbose's account of the kernel size, once per run: the spec's numbers (its sigma a
+// description), and the rule the command line derived them by.
 void say_parameters(const Request& r, Reporter& reporter) {
+  const FilterSpec spec = make_blur_spec(r.blur, r.channels);
   const KernelSize& k = r.blur.size;
-  reporter.say("size " + std::to_string(k.x.size) + ", sigma " + number_text(k.x.sigma) + " (" +
-                   k.x.rule + ")",
+  reporter.say("size " + std::to_string(spec.x.size) + ", sigma " + number_text(spec.x.sigma) +
+                   " (" + k.x.rule + ")",
                false, true);
-  reporter.say("taps (sum 2^" + std::to_string(kWeightBits) + "): " + taps_text(k.x), false, true);
-  if (k.y.size != k.x.size || k.y.sigma != k.x.sigma) {
-    reporter.say("vertical: size " + std::to_string(k.y.size) + ", sigma " +
-                     number_text(k.y.sigma) + " (" + k.y.rule + "), taps " + taps_text(k.y),
+  reporter.say(
+      "taps (sum 2^" + std::to_string(gb_arith::Straight8::kTapBits) + "): " + taps_text(spec.x),
+      false, true);
+  if (spec.y.size != spec.x.size || spec.y.sigma != spec.x.sigma) {
+    reporter.say("vertical: size " + std::to_string(spec.y.size) + ", sigma " +
+                     number_text(spec.y.sigma) + " (" + k.y.rule + "), taps " + taps_text(spec.y),
                  false, true);
   }
   reporter.say("border " + std::string(border_name(r.blur.border)), false, true);

@@ -1,4 +1,4 @@
-// codegen.hpp — BlurSpec + schedule -> CUDA C++ source: a generated prelude (taps, radius,
+// codegen.hpp — FilterSpec + schedule -> CUDA C++ source: a generated prelude (taps, radius,
 // channels, border, the schedule's parameters) followed by the kernel's files from kernels/,
 // unchanged. Pure and deterministic: the same inputs give byte-identical source (pinned by
 // tests/golden/).
@@ -10,7 +10,7 @@
 
 #include "codegen/kernel_schedule.hpp"
 #include "jit/kernel_source.hpp"
-#include "ops/blur_spec.hpp"
+#include "ops/filter_spec.hpp"
 
 namespace gpublur {
 
@@ -27,7 +27,7 @@ struct GeneratedKernel : KernelSource {
 
 /// The kernel for `spec`: choose_schedule's (throws its UsageError), then the source.
 /// `arch` is the compute capability the kernel is for (e.g. 90), 0 when not known.
-GeneratedKernel generate_kernel(const BlurSpec& spec,
+GeneratedKernel generate_kernel(const FilterSpec& spec,
                                 KernelVariant requested = KernelVariant::kAuto,
                                 SampleFormat format = SampleFormat::k8, int arch = 0,
                                 ChannelLayout layout = ChannelLayout::kAuto);

@@ -23,7 +23,7 @@ constexpr int kMmaMaxRadiusY = 127;
 constexpr int kMmaMaxHaloBytes = 512;
 constexpr int kMmaMinArch = 80;  // mma.m16n8k32 with u8 operands
 
-std::optional<KernelSchedule> tiled_schedule(const BlurSpec& spec) {
+std::optional<KernelSchedule> tiled_schedule(const FilterSpec& spec) {
   if (spec.y.radius() > kTiledMaxRadiusY || spec.x.radius() * spec.channels > kTiledMaxHaloBytes) {
     return std::nullopt;
   }
@@ -61,8 +61,8 @@ constexpr int kSharedPerBlockReserved = 1024;  // the system's share of each res
 
 // The tensor-core product splits each tap into two bytes, so a lone tap of 2^16 (a 1-wide
 // axis, or a sigma so small that the neighbours round to 0) cannot be one of its operands.
-bool taps_below_2_16(const Weights& w) {
-  return std::all_of(w.taps.begin(), w.taps.end(), [](std::uint32_t q) { return q < 65536u; });
+bool taps_below_2_16(const AxisTaps& axis) {
+  return std::all_of(axis.q16.begin(), axis.q16.end(), [](std::uint32_t q) { return q < 65536u; });
 }
 
 // Small kernels (a step of at most 2 x 3 chunks): the measured schedule, 4 warps, 4 stages,
@@ -70,7 +70,7 @@ bool taps_below_2_16(const Weights& w) {
 // architecture's shared memory holds them (else fewer), as many blocks per SM as it holds,
 // and a tile wide enough that the halo's vertical steps cost at most half again. nullopt: the
 // spec is outside the kernel's limits, or not even one warp fits.
-std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
+std::optional<KernelSchedule> mma_schedule(const FilterSpec& spec, int arch) {
   const int halo = spec.x.radius() * spec.channels;
   if ((arch != 0 && arch < kMmaMinArch) || spec.y.radius() > kMmaMaxRadiusY ||
       halo > kMmaMaxHaloBytes || !taps_below_2_16(spec.x) || !taps_below_2_16(spec.y)) {
@@ -110,8 +110,8 @@ std::optional<KernelSchedule> mma_schedule(const BlurSpec& spec, int arch) {
 }
 
 // A one-channel spec for each plane of a planar blur.
-BlurSpec plane_spec(const BlurSpec& spec) {
-  BlurSpec plane = spec;
+FilterSpec plane_spec(const FilterSpec& spec) {
+  FilterSpec plane = spec;
   plane.channels = 1;
   return plane;
 }
@@ -122,7 +122,8 @@ BlurSpec plane_spec(const BlurSpec& spec) {
 // 1080p to 8K, 2 to 4 channels: planes win where the interleaved halo r C passes 64 bytes (from
 // 51x51 RGB and RGBA, 101x101 gray+alpha), and lose below (31x31 RGBA, 65x65 gray+alpha).
 constexpr int kPlanesMinHaloBytes = 65;
-std::optional<KernelSchedule> mma_any_layout(const BlurSpec& spec, int arch, ChannelLayout layout) {
+std::optional<KernelSchedule> mma_any_layout(const FilterSpec& spec, int arch,
+                                             ChannelLayout layout) {
   std::optional<KernelSchedule> interleaved = mma_schedule(spec, arch);
   if (spec.channels == 1 || layout == ChannelLayout::kInterleaved) return interleaved;
   std::optional<KernelSchedule> planar = mma_schedule(plane_spec(spec), arch);
@@ -135,7 +136,7 @@ std::optional<KernelSchedule> mma_any_layout(const BlurSpec& spec, int arch, Cha
   return interleaved;
 }
 
-KernelSchedule wide_schedule(const BlurSpec& spec) {
+KernelSchedule wide_schedule(const FilterSpec& spec) {
   KernelSchedule s;
   s.variant = KernelVariant::kWide;
   const int halo = spec.x.radius() * spec.channels;
@@ -159,7 +160,7 @@ KernelSchedule row_schedule(KernelVariant variant) {
 
 }  // namespace
 
-std::optional<KernelSchedule> find_schedule(const BlurSpec& spec, KernelVariant requested,
+std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format, int arch, ChannelLayout layout) {
   if (format != SampleFormat::k8 || spec.premultiplied) {
     if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
@@ -185,7 +186,7 @@ std::optional<KernelSchedule> find_schedule(const BlurSpec& spec, KernelVariant 
   return wide_schedule(spec);
 }
 
-KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested, SampleFormat format,
+KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, SampleFormat format,
                                int arch, ChannelLayout layout) {
   if (auto found = find_schedule(spec, requested, format, arch, layout)) return *found;
   if (format != SampleFormat::k8 || spec.premultiplied) {

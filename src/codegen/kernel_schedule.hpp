@@ -1,6 +1,6 @@
 // kernel_schedule.hpp — which kernel template blurs a spec, and with what parameters: the
 // schedule, chosen from the spec and the GPU's architecture, never from the image, so one compiled
-// kernel serves every image size. What to compute is BlurSpec's; this is how. Pure; thread-safe.
+// kernel serves every image size. What to compute is FilterSpec's; this is how. Pure; thread-safe.
 #pragma once
 
 #include <optional>
@@ -8,7 +8,7 @@
 
 #include "base/name_table.hpp"
 #include "mma_geometry.cuh"
-#include "ops/blur_spec.hpp"
+#include "ops/filter_spec.hpp"
 
 namespace gpublur {
 
@@ -80,17 +80,18 @@ struct KernelSchedule {
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
 /// variant that can (never nullopt). `layout` applies to the tensor-core kernel of more than one
 /// channel (kAuto: the faster for the spec).
-std::optional<KernelSchedule> find_schedule(const BlurSpec& spec, KernelVariant requested,
+std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,
                                             ChannelLayout layout = ChannelLayout::kAuto);
 
 /// find_schedule, or UsageError saying what `requested` cannot do and what to ask for instead.
-KernelSchedule choose_schedule(const BlurSpec& spec, KernelVariant requested = KernelVariant::kAuto,
+KernelSchedule choose_schedule(const FilterSpec& spec,
+                               KernelVariant requested = KernelVariant::kAuto,
                                SampleFormat format = SampleFormat::k8, int arch = 0,
                                ChannelLayout layout = ChannelLayout::kAuto);
 
 /// Whether `variant` can run an 8-bit straight blur of `spec` on `arch` (in `layout`).
-inline bool variant_supports(KernelVariant variant, const BlurSpec& spec, int arch = 0,
+inline bool variant_supports(KernelVariant variant, const FilterSpec& spec, int arch = 0,
                              ChannelLayout layout = ChannelLayout::kAuto) {
   return find_schedule(spec, variant, SampleFormat::k8, arch, layout).has_value();
 }

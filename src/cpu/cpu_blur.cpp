@@ -35,7 +35,7 @@ class RowBlurrer {
   using Sum = typename Policy::Sum;
 
  public:
-  RowBlurrer(const Raster<Sample>& in, const BlurSpec& spec, const std::vector<Tap>& x,
+  RowBlurrer(const Raster<Sample>& in, const FilterSpec& spec, const std::vector<Tap>& x,
              const std::vector<Tap>& y)
       : in_(in), spec_(spec), x_(x), y_(y) {
     const std::size_t row = in.row_samples();
@@ -166,7 +166,7 @@ class RowBlurrer {
   }
 
   const Raster<Sample>& in_;
-  const BlurSpec& spec_;
+  const FilterSpec& spec_;
   const std::vector<Tap>& x_;
   const std::vector<Tap>& y_;
   std::vector<In> constant_row_;
@@ -181,14 +181,14 @@ class RowBlurrer {
 
 template <typename Policy>
 Raster<typename Policy::Sample> blur_with(const Raster<typename Policy::Sample>& in,
-                                          const BlurSpec& spec, unsigned threads) {
+                                          const FilterSpec& spec, unsigned threads) {
   using Sample = typename Policy::Sample;
   if (in.channels != spec.channels) {
     throw InternalError("blur_on_cpu: image has " + std::to_string(in.channels) +
                         " channels, spec has " + std::to_string(spec.channels));
   }
-  const auto x = policy_taps<Policy>(spec.x);
-  const auto y = policy_taps<Policy>(spec.y);
+  const auto& x = policy_taps<Policy>(spec.x);
+  const auto& y = policy_taps<Policy>(spec.y);
   Raster<Sample> out = make_raster<Sample>(in.width, in.height, in.channels);
   const auto blur_rows = [&](int first, int end) {
     RowBlurrer<Policy> blurrer(in, spec, x, y);  // a band's scratch rows
@@ -220,7 +220,7 @@ Raster<typename Policy::Sample> blur_with(const Raster<typename Policy::Sample>&
 
 template <typename Straight, typename Premultiplied>
 Raster<typename Straight::Sample> blur_integer(const Raster<typename Straight::Sample>& in,
-                                               const BlurSpec& spec, unsigned threads) {
+                                               const FilterSpec& spec, unsigned threads) {
   if (spec.premultiplied) {
     if (in.channels != 2 && in.channels != 4) {
       throw InternalError("premultiplied blur of an image without alpha");
@@ -232,16 +232,16 @@ Raster<typename Straight::Sample> blur_integer(const Raster<typename Straight::S
 
 }  // namespace
 
-ImageF blur_on_cpu(const ImageF& in, const BlurSpec& spec, unsigned threads) {
+ImageF blur_on_cpu(const ImageF& in, const FilterSpec& spec, unsigned threads) {
   if (spec.premultiplied) throw InternalError("premultiplied blur of a floating-point image");
   return blur_with<gb_arith::Float>(in, spec, threads);
 }
 
-Image blur_on_cpu(const Image& in, const BlurSpec& spec, unsigned threads) {
+Image blur_on_cpu(const Image& in, const FilterSpec& spec, unsigned threads) {
   return blur_integer<gb_arith::Straight8, gb_arith::Premultiplied8>(in, spec, threads);
 }
 
-Image16 blur_on_cpu(const Image16& in, const BlurSpec& spec, unsigned threads) {
+Image16 blur_on_cpu(const Image16& in, const FilterSpec& spec, unsigned threads) {
   return blur_integer<gb_arith::Straight16, gb_arith::Premultiplied16>(in, spec, threads);
 }
 

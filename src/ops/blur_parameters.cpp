@@ -1,12 +1,14 @@
-// blur_parameters.cpp — parameters + channel count -> BlurSpec.
+// blur_parameters.cpp — parameters + channel count -> FilterSpec, through the Gaussian's front end.
 #include "ops/blur_parameters.hpp"
+
+#include "ops/gaussian.hpp"
 
 namespace gpublur {
 
-BlurSpec make_blur_spec(const BlurParameters& parameters, int channels) {
-  BlurSpec spec;
-  spec.x = make_weights(parameters.size.x.size, parameters.size.x.sigma);
-  spec.y = make_weights(parameters.size.y.size, parameters.size.y.sigma);
+FilterSpec make_blur_spec(const BlurParameters& parameters, int channels) {
+  FilterSpec spec;
+  spec.x = gaussian_axis(parameters.size.x.size, parameters.size.x.sigma);
+  spec.y = gaussian_axis(parameters.size.y.size, parameters.size.y.sigma);
   spec.channels = channels;
   spec.border = parameters.border;
   spec.border_value = parameters.border_value;

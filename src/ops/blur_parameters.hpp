@@ -1,7 +1,7 @@
 // blur_parameters.hpp — what the user asked the blur to compute, before an image says how many
 // channels it has: kernel size and sigma per axis (with the rule that derived them), border,
 // alpha handling and linear light. The command line validates them; make_blur_spec turns them
-// and an image's channel count into the BlurSpec every blur path computes. Pure.
+// and an image's channel count into the FilterSpec every blur path computes. Pure.
 #pragma once
 
 #include <array>
@@ -9,7 +9,7 @@
 #include <string>
 
 #include "base/name_table.hpp"
-#include "ops/blur_spec.hpp"
+#include "ops/filter_spec.hpp"
 
 namespace gpublur {
 
@@ -41,8 +41,9 @@ struct BlurParameters {
   bool linear = false;  // blur in linear light (sRGB decoded first, encoded after)
 };
 
-/// The spec for an image of `channels` channels: integer taps per axis (weights.hpp), border.
+/// The spec for an image of `channels` channels: the Gaussian's taps per axis at every precision
+/// (gaussian.hpp), border.
 /// Whether the blur is premultiplied depends on the image's pixels too; the caller sets it.
-BlurSpec make_blur_spec(const BlurParameters& parameters, int channels);
+FilterSpec make_blur_spec(const BlurParameters& parameters, int channels);
 
 }  // namespace gpublur

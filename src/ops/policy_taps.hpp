@@ -1,23 +1,25 @@
-// policy_taps.hpp — one axis' taps in the type an arithmetic policy (kernels/arithmetic.cuh)
-// sums with: integers summing to 2^Policy::kTapBits, or the real Gaussian for floating point.
-// Shared by the CPU blur and codegen, so both bake in the same numbers.
+// policy_taps.hpp — one axis' taps in the type an arithmetic policy (kernels/arithmetic.cuh) sums
+// with, looked up in the spec: the 2^16 integers, the 2^24 ones, or the real taps. Shared by the
+// CPU blur and codegen, so both bake in the same numbers.
 #pragma once
 
 #include <type_traits>
 #include <vector>
 
+#include "ops/filter_spec.hpp"
 #include "ops/weights.hpp"
 
 namespace gpublur {
 
 template <typename Policy>
-std::vector<typename Policy::Tap> policy_taps(const Weights& axis) {
+const std::vector<typename Policy::Tap>& policy_taps(const AxisTaps& axis) {
   if constexpr (std::is_floating_point_v<typename Policy::Tap>) {
-    return gaussian_taps(axis.size, axis.sigma);
+    return axis.real;
+  } else if constexpr (Policy::kTapBits == kWeightBits) {
+    return axis.q16;
   } else {
-    if (Policy::kTapBits == kWeightBits) return {axis.taps.begin(), axis.taps.end()};
-    const Weights w = make_weights(axis.size, axis.sigma, Policy::kTapBits);
-    return {w.taps.begin(), w.taps.end()};
+    static_assert(Policy::kTapBits == kWeightBits16, "taps of 2^16 or 2^24");
+    return axis.q24;
   }
 }
 

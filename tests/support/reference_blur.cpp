@@ -5,6 +5,8 @@
 #include <cmath>
 #include <random>
 
+#include "ops/gaussian.hpp"
+
 namespace gpublur::test {
 namespace {
 
@@ -185,8 +187,8 @@ BlurSpec make_test_spec(int size, double sigma, int channels, Border border,
 BlurSpec make_test_spec(int size_x, double sigma_x, int size_y, double sigma_y, int channels,
                         Border border, std::array<std::uint8_t, 4> border_value) {
   BlurSpec spec;
-  spec.x = make_weights(size_x, sigma_x);
-  spec.y = make_weights(size_y, sigma_y);
+  spec.x = gaussian_axis(size_x, sigma_x);
+  spec.y = gaussian_axis(size_y, sigma_y);
   spec.channels = channels;
   spec.border = border;
   spec.border_value = border_value;
