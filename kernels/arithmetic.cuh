@@ -161,6 +161,216 @@ struct Float {
   }
 };
 
+// ---- Beyond the Gaussian: a convolution matrix and an unsharp mask ----------------------------
+//
+// These policies add a finishing step that sees the input pixel (`in`) and the operation's numbers
+// (from the spec; the kernels get them baked in as constants). Where the last channel is alpha and
+// the spec keeps it (keep_alpha: --alpha premultiplied, the default), it is copied from `in` and
+// only the colours are filtered.
+
+typedef int i32;
+typedef long long i64;
+
+// round(t / n) with halves away from zero, for n > 0; exact where |t| + n <= 2^62 (2t +- n fits).
+GB_HD i64 round_div(i64 t, i64 n) {
+  return t >= 0 ? (2 * t + n) / (2 * n) : -((n - 2 * t - 1) / (2 * n));
+}
+
+template <typename T>
+GB_HD T clamp_to(i64 v, i64 high) {
+  return static_cast<T>(v < 0 ? 0 : v > high ? high : v);
+}
+
+// Double arithmetic with one rounding per operation, as mac's (no fused multiply-add).
+GB_HD double add_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+GB_HD double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// A matrix's finishing numbers (src/ops/matrix.hpp makes them): each output sample is
+//   clamp(round((S * scale + bias) / denominator))
+// with S the exact integer sum of weight x sample. An integer or decimal matrix W / D + O is exact:
+// W scaled by a power of ten to integers, scale = 10^k where the offset has k decimals (else 1),
+// bias = O * D * scale, denominator = D * scale (D > 0), reduced by their common divisor. Other
+// matrices are fixed point: weights round(w / D * 2^F), scale 1, bias round(O * 2^F),
+// denominator 2^F. The front end checks |S| * scale + |bias| + denominator <= 2^62.
+struct MatrixScale {
+  i64 scale;
+  i64 bias;
+  i64 denominator;
+};
+
+template <typename Sample, i64 kMax>
+GB_HD Sample finish_matrix(i64 s, const MatrixScale& m) {
+  return clamp_to<Sample>(round_div(s * m.scale + m.bias, m.denominator), kMax);
+}
+
+// 8-bit samples p (0..255), signed weights W (i32). Dense: S = sum W p, rows of the matrix outer,
+// columns inner. Rank one (W = column x row): m = sum column_j p (the vertical pass, kept whole),
+// S = sum row_i m; the same integer, since nothing is rounded on the way.
+//   |m|, |S| <= sum|W| * 255 <= 2^31 - 1 (checked by the front end)   i32, exact
+//   t = S * scale + bias: |t| + denominator <= 2^62 (checked)         i64, exact
+struct Matrix8 {
+  typedef u8 Sample;
+  typedef u8 In;
+  typedef i32 Tap;
+  typedef i32 Mid;
+  typedef i32 Sum;
+  typedef MatrixScale Numbers;
+  static constexpr i64 kMax = 255;
+  static constexpr i64 kSumBound = 2147483647;  // |S| may reach this
+  static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
+  static GB_HD Mid vertical_done(Mid a) { return a; }
+  static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
+                           bool keep_alpha, const Numbers& m) {
+    const int filtered = keep_alpha ? channels - 1 : channels;
+    for (int k = 0; k < filtered; ++k) out[k] = finish_matrix<Sample, kMax>(s[k], m);
+    if (keep_alpha) out[channels - 1] = in[channels - 1];
+  }
+};
+
+// 16-bit samples (0..65535), weights i64:
+//   |m|, |S| <= sum|W| * 65535 <= 2^62 (checked)                     i64, exact
+//   t = S * scale + bias: |t| + denominator <= 2^62 (checked)        i64, exact
+struct Matrix16 {
+  typedef u16 Sample;
+  typedef u16 In;
+  typedef i64 Tap;
+  typedef i64 Mid;
+  typedef i64 Sum;
+  typedef MatrixScale Numbers;
+  static constexpr i64 kMax = 65535;
+  static constexpr i64 kSumBound = 4611686018427387904ll;  // 2^62
+  static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
+  static GB_HD Mid vertical_done(Mid a) { return a; }
+  static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
+                           bool keep_alpha, const Numbers& m) {
+    const int filtered = keep_alpha ? channels - 1 : channels;
+    for (int k = 0; k < filtered; ++k) out[k] = finish_matrix<Sample, kMax>(s[k], m);
+    if (keep_alpha) out[channels - 1] = in[channels - 1];
+  }
+};
+
+// Floating point (HDR): real weights w / D summed in double (as Float's: one rounding per product
+// and per sum, dense rows outer and columns inner, or the column pass then the row pass), then
+//   out = float(S + offset), and 0 where that is not above 0 (light is never negative).
+struct MatrixOffset {
+  double offset;
+};
+struct MatrixFloat {
+  typedef float Sample;
+  typedef float In;
+  typedef double Tap;
+  typedef double Mid;
+  typedef double Sum;
+  typedef MatrixOffset Numbers;
+  static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
+  static GB_HD Mid vertical_done(Mid a) { return a; }
+  static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
+                           bool keep_alpha, const Numbers& m) {
+    const int filtered = keep_alpha ? channels - 1 : channels;
+    for (int k = 0; k < filtered; ++k) {
+      const double v = add_rn(s[k], m.offset);
+      out[k] = v > 0 ? static_cast<Sample>(v) : Sample(0);
+    }
+    if (keep_alpha) out[channels - 1] = in[channels - 1];
+  }
+};
+
+// The unsharp mask: out = in + AMOUNT * (in - blur) where |in - blur| > THRESHOLD, else in, with
+// blur the Gaussian (Straight8's or Straight16's sums, which it shares). The blur is its horizontal
+// sum b, not rounded: units of 2^-24 of a level (8-bit: 2^16 taps twice, 8 bits dropped between
+// the passes) or 2^-32 (16-bit: 2^24 taps twice, 16 dropped). In those units, with AMOUNT as
+// amount = round(AMOUNT * 2^20) (AMOUNT 0..10: amount <= 10 * 2^20 < 2^24) and THRESHOLD as
+// threshold = floor(THRESHOLD * 2^kSumBits) (so d > threshold exactly where d > THRESHOLD):
+//   d = |in * 2^kSumBits - b|              8-bit: < 2^32 (u64);  16-bit: < 2^48 (u64)
+//   r = (amount * d + 2^(kSumBits+19)) >> (kSumBits+20)   (the rounding, halves away from zero)
+//       amount * d + 2^(kSumBits+19):      8-bit: < 2^56 (u64);  16-bit: < 2^72 (u128)
+//   out = clamp(in + r) where in * 2^kSumBits >= b, else clamp(in - r)
+// Against the same formula in float64 with the same truncated Gaussian, an output differs by at
+// most 1/2 (the rounding) + AMOUNT * e_b + 2^-21 * max (amount's rounding), e_b the blur's own
+// error before its rounding: <= 2^-9 + 0.0039 (size + 1) levels (src/ops/weights.hpp; the same in
+// 16-bit levels). So it is within 1 LSB where AMOUNT * (0.002 + 0.0039 (size + 1)) <= 0.46
+// (AMOUNT 1 up to size 115, 2 up to 57, 5 up to 21); in practice far closer, since the taps'
+// errors are not all of one sign.
+constexpr int kAmountBits = 20;
+
+struct UnsharpScale {
+  u64 amount;     // AMOUNT * 2^kAmountBits, rounded
+  u64 threshold;  // THRESHOLD * 2^kSumBits, rounded down
+};
+
+template <int kSumBits, typename Wide, typename Sample, i64 kMax, typename Sum>
+GB_HD Sample finish_unsharp(Sum b, Sample in, const UnsharpScale& u) {
+  const u64 whole = static_cast<u64>(in) << kSumBits;
+  const u64 blur = static_cast<u64>(b);
+  const bool up = whole >= blur;
+  const u64 d = up ? whole - blur : blur - whole;
+  if (d <= u.threshold) return in;
+  const int shift = kSumBits + kAmountBits;
+  const Wide product = static_cast<Wide>(u.amount) * static_cast<Wide>(d);
+  const i64 r = static_cast<i64>((product + (static_cast<Wide>(1) << (shift - 1))) >> shift);
+  return clamp_to<Sample>(up ? static_cast<i64>(in) + r : static_cast<i64>(in) - r, kMax);
+}
+
+struct Unsharp8 : Straight8 {
+  typedef UnsharpScale Numbers;
+  static constexpr int kSumBits = 24;
+  static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,
+                           bool keep_alpha, const Numbers& u) {
+    const int filtered = keep_alpha ? channels - 1 : channels;
+    for (int k = 0; k < filtered; ++k)
+      out[k] = finish_unsharp<kSumBits, u64, Sample, 255>(b[k], in[k], u);
+    if (keep_alpha) out[channels - 1] = in[channels - 1];
+  }
+};
+
+struct Unsharp16 : Straight16 {
+  typedef UnsharpScale Numbers;
+  static constexpr int kSumBits = 32;
+  static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,
+                           bool keep_alpha, const Numbers& u) {
+    const int filtered = keep_alpha ? channels - 1 : channels;
+    for (int k = 0; k < filtered; ++k)
+      out[k] = finish_unsharp<kSumBits, u128, Sample, 65535>(b[k], in[k], u);
+    if (keep_alpha) out[channels - 1] = in[channels - 1];
+  }
+};
+
+// HDR: the blur b in double (Float's sums, not rounded to float), AMOUNT and THRESHOLD as given:
+//   d = in - b; out = float(in + AMOUNT * d) where |d| > THRESHOLD (0 where not above 0), else in.
+struct UnsharpReal {
+  double amount;
+  double threshold;
+};
+struct UnsharpFloat : Float {
+  typedef UnsharpReal Numbers;
+  static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,
+                           bool keep_alpha, const Numbers& u) {
+    const int filtered = keep_alpha ? channels - 1 : channels;
+    for (int k = 0; k < filtered; ++k) {
+      const double d = add_rn(static_cast<double>(in[k]), -b[k]);
+      if (!(d > u.threshold || -d > u.threshold)) {
+        out[k] = in[k];
+        continue;
+      }
+      const double v = add_rn(static_cast<double>(in[k]), mul_rn(u.amount, d));
+      out[k] = v > 0 ? static_cast<Sample>(v) : Sample(0);
+    }
+    if (keep_alpha) out[channels - 1] = in[channels - 1];
+  }
+};
+
 // The intermediate of a column of the constant border: its vertical sum, finished. (For the
 // integer policies this is the constant scaled by the taps' sum, but the float one rounds.)
 template <typename Policy>

@@ -56,7 +56,9 @@ PreparedImage prepare_image(DecodedImage&& d, const BlurParameters& parameters,
   const int channels = d.bits == 16 ? d.image16.channels : d.image.channels;
   const bool has_alpha = channels == 2 || channels == 4;
   r.spec = make_blur_spec(parameters, channels);
-  if (parameters.alpha == AlphaMode::kPremultiplied && has_alpha) {
+  if (r.spec.keep_alpha) {
+    r.notes.push_back("alpha: kept as it is, the colours filtered (--alpha straight filters it)");
+  } else if (parameters.alpha == AlphaMode::kPremultiplied && has_alpha) {
     r.spec.premultiplied = d.bits == 16 ? has_transparency(d.image16) : has_transparency(d.image);
     r.notes.push_back(r.spec.premultiplied
                           ? "alpha: premultiplied (--alpha straight to blur it apart)"

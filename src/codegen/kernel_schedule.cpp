@@ -162,6 +162,9 @@ KernelSchedule row_schedule(KernelVariant variant) {
 
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format, int arch, ChannelLayout layout) {
+  // The matrix's and the unsharp mask's kernels are not written yet: no schedule, so the GPU path
+  // refuses them (--device gpu, --dump-source) or leaves them to the CPU (--device auto).
+  if (spec.operation != Operation::kGaussian) return std::nullopt;
   if (format != SampleFormat::k8 || spec.premultiplied) {
     if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
       return std::nullopt;
@@ -189,6 +192,12 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
 KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, SampleFormat format,
                                int arch, ChannelLayout layout) {
   if (auto found = find_schedule(spec, requested, format, arch, layout)) return *found;
+  if (spec.operation != Operation::kGaussian) {
+    const std::string flag = "--" + std::string(kOperationNames.name(spec.operation));
+    throw UsageError("the GPU has no kernel for " + flag +
+                     " yet; it runs on the CPU (leave out "
+                     "--device gpu, --dump-ptx and --dump-source)");
+  }
   if (format != SampleFormat::k8 || spec.premultiplied) {
     throw UsageError("--kernel " + std::string(variant_name(requested)) +
                      " blurs 8-bit samples with straight alpha only; 16-bit, HDR, --linear "

@@ -78,8 +78,9 @@ struct KernelSchedule {
 
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
-/// variant that can (never nullopt). `layout` applies to the tensor-core kernel of more than one
-/// channel (kAuto: the faster for the spec).
+/// variant that can; nullopt only for an operation whose kernels are not written yet (the matrix
+/// and the unsharp mask, for now: the CPU twin runs them). `layout` applies to the tensor-core
+/// kernel of more than one channel (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,
                                             ChannelLayout layout = ChannelLayout::kAuto);

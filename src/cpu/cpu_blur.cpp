@@ -1,6 +1,8 @@
-// cpu_blur.cpp — the separable blur, one output row at a time, bands of rows on oneTBB's threads,
-// with the arithmetic of kernels/arithmetic.cuh (the GPU's own source). The inner loops run over
-// contiguous samples with the tap loop outside, so they vectorise.
+// cpu_blur.cpp — the separable pass, one output row at a time, bands of rows on oneTBB's threads,
+// with the arithmetic of kernels/arithmetic.cuh (the GPU's own source): the Gaussian, the unsharp
+// mask (the Gaussian's sums, finished against the input) and a matrix of rank one (its column,
+// then its row); a dense matrix goes to cpu_matrix.cpp. The inner loops run over contiguous
+// samples with the tap loop outside, so they vectorise.
 #include "cpu/cpu_blur.hpp"
 
 #include <algorithm>
@@ -9,12 +11,10 @@
 #include <type_traits>
 #include <vector>
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
-#include <tbb/task_arena.h>
-
 #include "arithmetic.cuh"
 #include "base/errors.hpp"
+#include "cpu/cpu_finish.hpp"
+#include "cpu/cpu_matrix.hpp"
 #include "cpu/cpu_row_kernels.hpp"
 #include "ops/policy_taps.hpp"
 
@@ -26,7 +26,8 @@ namespace {
 template <typename Policy>
 constexpr bool kSumsSamples = std::is_same_v<typename Policy::In, typename Policy::Sample>;
 
-template <typename Policy>
+// Finish: a cpu_finish functor (the policy's finish over a row of sums).
+template <typename Policy, typename Finish>
 class RowBlurrer {
   using Sample = typename Policy::Sample;
   using In = typename Policy::In;
@@ -36,8 +37,8 @@ class RowBlurrer {
 
  public:
   RowBlurrer(const Raster<Sample>& in, const FilterSpec& spec, const std::vector<Tap>& x,
-             const std::vector<Tap>& y)
-      : in_(in), spec_(spec), x_(x), y_(y) {
+             const std::vector<Tap>& y, const Finish& finish)
+      : in_(in), spec_(spec), x_(x), y_(y), finish_(finish) {
     const std::size_t row = in.row_samples();
     const auto c = static_cast<std::size_t>(in.channels);
     const std::size_t halo = (x.size() / 2) * c;
@@ -65,7 +66,7 @@ class RowBlurrer {
   void blur_row(int y, Sample* out) {
     vertical_pass(y);
     extend_row();
-    horizontal_pass(out);
+    horizontal_pass(in_.pixels.data() + static_cast<std::size_t>(y) * in_.row_samples(), out);
   }
 
  private:
@@ -145,9 +146,8 @@ class RowBlurrer {
     for (int x = in_.width; x < in_.width + rx; ++x) border(x);
   }
 
-  // b = sum_i q_i * m(x + i - r), then Policy::finish per pixel (or, where the policy treats
-  // every sample alike, over the whole row at once, which vectorises).
-  void horizontal_pass(Sample* out) {
+  // b = sum_i q_i * m(x + i - r), then the finish (which may read the input row `in`).
+  void horizontal_pass(const Sample* in, Sample* out) {
     const std::size_t n = horizontal_.size();
     const auto c = static_cast<std::size_t>(in_.channels);
     std::vector<const Mid*>& columns = columns_;
@@ -158,17 +158,14 @@ class RowBlurrer {
       cpu_rows::mac_taps(
           horizontal_.data(), x_, [&](std::size_t i) { return columns[i]; }, n);
     }
-    if constexpr (Policy::kPerSample) {
-      Policy::finish(horizontal_.data(), out, static_cast<int>(n));
-    } else {
-      for (std::size_t k = 0; k < n; k += c) Policy::finish(&horizontal_[k], out + k, in_.channels);
-    }
+    finish_(horizontal_.data(), in, out, n, in_.channels);
   }
 
   const Raster<Sample>& in_;
   const FilterSpec& spec_;
   const std::vector<Tap>& x_;
   const std::vector<Tap>& y_;
+  const Finish& finish_;
   std::vector<In> constant_row_;
   std::vector<In> window_;        // prepared rows, one slot per vertical tap (see prepared_row)
   std::vector<int> window_rows_;  // the row each slot holds
@@ -179,43 +176,58 @@ class RowBlurrer {
   std::vector<Sum> horizontal_;
 };
 
-template <typename Policy>
-Raster<typename Policy::Sample> blur_with(const Raster<typename Policy::Sample>& in,
-                                          const FilterSpec& spec, unsigned threads) {
+// The separable pass with the taps `x` across and `y` down, finished by `finish`.
+template <typename Policy, typename Finish>
+Raster<typename Policy::Sample> separable(const Raster<typename Policy::Sample>& in,
+                                          const FilterSpec& spec,
+                                          const std::vector<typename Policy::Tap>& x,
+                                          const std::vector<typename Policy::Tap>& y,
+                                          const Finish& finish, unsigned threads) {
   using Sample = typename Policy::Sample;
   if (in.channels != spec.channels) {
     throw InternalError("blur_on_cpu: image has " + std::to_string(in.channels) +
                         " channels, spec has " + std::to_string(spec.channels));
   }
-  const auto& x = policy_taps<Policy>(spec.x);
-  const auto& y = policy_taps<Policy>(spec.y);
   Raster<Sample> out = make_raster<Sample>(in.width, in.height, in.channels);
   const auto blur_rows = [&](int first, int end) {
-    RowBlurrer<Policy> blurrer(in, spec, x, y);  // a band's scratch rows
+    RowBlurrer<Policy, Finish> blurrer(in, spec, x, y, finish);  // a band's scratch rows
     for (int row = first; row < end; ++row) {
       blurrer.blur_row(row, out.pixels.data() + static_cast<std::size_t>(row) * out.row_samples());
     }
   };
-  if (threads == 1) {
-    blur_rows(0, in.height);
-    return out;
-  }
-  // Bands of rows on oneTBB's threads: inside a batch, whose other images keep those threads
-  // busy, the loop shares them instead of starting threads of its own. `threads` > 1 caps the
-  // threads this image uses. A band that prepares its rows (premultiplied) prepares its height plus
-  // the taps', so it is at least as tall as the taps.
+  // A band that prepares its rows (premultiplied) prepares its height plus the taps', so it is at
+  // least as tall as the taps.
   const int min_band = kSumsSamples<Policy> ? 8 : std::max(8, static_cast<int>(y.size()));
-  const auto run = [&] {
-    tbb::parallel_for(
-        tbb::blocked_range<int>(0, in.height, static_cast<std::size_t>(min_band)),
-        [&](const tbb::blocked_range<int>& band) { blur_rows(band.begin(), band.end()); });
-  };
-  if (threads > 1) {
-    tbb::task_arena(static_cast<int>(threads)).execute(run);
-  } else {
-    run();
-  }
+  cpu_finish::for_bands(in.height, min_band, threads, blur_rows);
   return out;
+}
+
+// The Gaussian blur with `Policy`'s arithmetic.
+template <typename Policy>
+Raster<typename Policy::Sample> blur_with(const Raster<typename Policy::Sample>& in,
+                                          const FilterSpec& spec, unsigned threads) {
+  return separable<Policy>(in, spec, policy_taps<Policy>(spec.x), policy_taps<Policy>(spec.y),
+                           cpu_finish::Blur<Policy>{}, threads);
+}
+
+// The unsharp mask: the Gaussian's sums (Unsharp's base policy), finished against the input.
+template <typename Unsharp>
+Raster<typename Unsharp::Sample> unsharp_with(const Raster<typename Unsharp::Sample>& in,
+                                              const FilterSpec& spec, unsigned threads) {
+  const cpu_finish::WithNumbers<Unsharp> finish{unsharp_finish<Unsharp>(spec.unsharp),
+                                                spec.keep_alpha};
+  return separable<Unsharp>(in, spec, policy_taps<Unsharp>(spec.x), policy_taps<Unsharp>(spec.y),
+                            finish, threads);
+}
+
+// A matrix: of rank one, its row across and its column down; else the dense 2-D pass.
+template <typename Matrix>
+Raster<typename Matrix::Sample> matrix_with(const Raster<typename Matrix::Sample>& in,
+                                            const FilterSpec& spec, unsigned threads) {
+  const auto& m = policy_matrix<Matrix>(spec.matrix);
+  if (!m.separable()) return dense_matrix_on_cpu(in, spec, threads);
+  const cpu_finish::WithNumbers<Matrix> finish{matrix_finish<Matrix>(spec.matrix), spec.keep_alpha};
+  return separable<Matrix>(in, spec, m.row, m.column, finish, threads);
 }
 
 template <typename Straight, typename Premultiplied>
@@ -233,15 +245,39 @@ Raster<typename Straight::Sample> blur_integer(const Raster<typename Straight::S
 }  // namespace
 
 ImageF blur_on_cpu(const ImageF& in, const FilterSpec& spec, unsigned threads) {
+  switch (spec.operation) {
+    case Operation::kMatrix:
+      return matrix_with<gb_arith::MatrixFloat>(in, spec, threads);
+    case Operation::kUnsharp:
+      return unsharp_with<gb_arith::UnsharpFloat>(in, spec, threads);
+    case Operation::kGaussian:
+      break;
+  }
   if (spec.premultiplied) throw InternalError("premultiplied blur of a floating-point image");
   return blur_with<gb_arith::Float>(in, spec, threads);
 }
 
 Image blur_on_cpu(const Image& in, const FilterSpec& spec, unsigned threads) {
+  switch (spec.operation) {
+    case Operation::kMatrix:
+      return matrix_with<gb_arith::Matrix8>(in, spec, threads);
+    case Operation::kUnsharp:
+      return unsharp_with<gb_arith::Unsharp8>(in, spec, threads);
+    case Operation::kGaussian:
+      break;
+  }
   return blur_integer<gb_arith::Straight8, gb_arith::Premultiplied8>(in, spec, threads);
 }
 
 Image16 blur_on_cpu(const Image16& in, const FilterSpec& spec, unsigned threads) {
+  switch (spec.operation) {
+    case Operation::kMatrix:
+      return matrix_with<gb_arith::Matrix16>(in, spec, threads);
+    case Operation::kUnsharp:
+      return unsharp_with<gb_arith::Unsharp16>(in, spec, threads);
+    case Operation::kGaussian:
+      break;
+  }
   return blur_integer<gb_arith::Straight16, gb_arith::Premultiplied16>(in, spec, threads);
 }
 

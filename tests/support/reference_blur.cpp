@@ -83,6 +83,41 @@ std::vector<double> convolve(const Raster<Sample>& in, int size_x, double sigma_
 }  // namespace
 
 template <typename Sample>
+std::vector<long double> reference_correlate(const Raster<Sample>& in,
+                                             const std::vector<long double>& weights, int width,
+                                             int height, Border border,
+                                             const std::array<long double, 4>& constant) {
+  const int rx = width / 2, ry = height / 2, w = in.width, h = in.height, c = in.channels;
+  std::vector<long double> out(in.pixels.size());
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w; ++x) {
+      for (int ch = 0; ch < c; ++ch) {
+        long double acc = 0;
+        for (int j = 0; j < height; ++j) {
+          const int sy = source_index(border, y + j - ry, h);
+          for (int i = 0; i < width; ++i) {
+            const int sx = source_index(border, x + i - rx, w);
+            const long double p =
+                (sy < 0 || sx < 0)
+                    ? constant[static_cast<std::size_t>(ch)]
+                    : in.pixels[(static_cast<std::size_t>(sy) * static_cast<std::size_t>(w) +
+                                 static_cast<std::size_t>(sx)) *
+                                    static_cast<std::size_t>(c) +
+                                static_cast<std::size_t>(ch)];
+            acc += weights[static_cast<std::size_t>(j * width + i)] * p;
+          }
+        }
+        out[(static_cast<std::size_t>(y) * static_cast<std::size_t>(w) +
+             static_cast<std::size_t>(x)) *
+                static_cast<std::size_t>(c) +
+            static_cast<std::size_t>(ch)] = acc;
+      }
+    }
+  }
+  return out;
+}
+
+template <typename Sample>
 std::vector<double> reference_blur(const Raster<Sample>& in, int size, double sigma, Border border,
                                    const std::array<std::uint8_t, 4>& border_value) {
   return reference_blur(in, size, sigma, size, sigma, border, border_value);
@@ -162,6 +197,15 @@ Image16 random_image16(int width, int height, int channels, std::uint32_t seed) 
   return image;
 }
 
+template std::vector<long double> reference_correlate(const Image&, const std::vector<long double>&,
+                                                      int, int, Border,
+                                                      const std::array<long double, 4>&);
+template std::vector<long double> reference_correlate(const Image16&,
+                                                      const std::vector<long double>&, int, int,
+                                                      Border, const std::array<long double, 4>&);
+template std::vector<long double> reference_correlate(const ImageF&,
+                                                      const std::vector<long double>&, int, int,
+                                                      Border, const std::array<long double, 4>&);
 template std::vector<double> reference_blur(const Image&, int, double, Border,
                                             const std::array<std::uint8_t, 4>&);
 template std::vector<double> reference_blur(const Image16&, int, double, Border,

@@ -1,5 +1,6 @@
 // reference_blur.hpp — test support: an independent float64 Gaussian (direct 2-D convolution,
-// its own border code) to hold gpublur's integer blur against, and deterministic test images.
+// its own border code) to hold gpublur's integer blur against, the same for any matrix, and
+// deterministic test images.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +23,15 @@ template <typename Sample>
 std::vector<double> reference_blur(const Raster<Sample>& in, int size_x, double sigma_x, int size_y,
                                    double sigma_y, Border border,
                                    const std::array<std::uint8_t, 4>& border_value);
+
+/// The matrix's correlation, sum_j sum_i w[j * width + i] * in(y + j - height/2, x + i - width/2)
+/// per sample, direct, with its own border code; `constant` is the constant border's pixel in the
+/// samples' scale. Exact for integer weights whose sums stay below 2^64 (long double's 64 bits).
+template <typename Sample>
+std::vector<long double> reference_correlate(const Raster<Sample>& in,
+                                             const std::vector<long double>& weights, int width,
+                                             int height, Border border,
+                                             const std::array<long double, 4>& constant);
 
 /// The float64 premultiplied blur: alpha = blur(a); colour = blur(c * a) / blur(a), meaningful
 /// where the blurred alpha is at least half a unit (below, the colour of a nearly transparent
