@@ -1,15 +1,15 @@
 // cli.cpp — CLI11 option definitions, help text and validation into a Request.
 #include "app/cli.hpp"
-#include "base/number_text.hpp"
 
 #include <CLI/CLI.hpp>
 
-#include <cmath>
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
 #include <vector>
 
+#include "app/cli_choices.hpp"
+#include "app/operation_options.hpp"
 #include "base/errors.hpp"
 #include "base/standard_output.hpp"
 #include "base/version.hpp"
@@ -18,31 +18,18 @@
 #include "codecs/encode_options.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_format.hpp"
-#include "ops/weights.hpp"
 
 namespace gpublur {
 namespace {
+
+using cli::add_choice;
+using cli::choices_help;
 
 // Threads the pipeline may be given: more are refused, since oneTBB aborts the process (134) when
 // it cannot create one (100000 did), and a count that large would not make a batch faster.
 constexpr unsigned kMaxThreads = 1024;
 
-constexpr const char* kSizeHelp = R"(Size and sigma:
-  --size is the full odd kernel width (OpenCV's ksize; ImageMagick's radius r is --size 2r+1).
-  Give either or both. Size from sigma: 2*ceil(3*sigma)+1. Sigma from size (OpenCV's rule):
-  0.3*((size-1)*0.5-1)+0.8. --size-y/--sigma-y set the vertical axis by the same rules (default:
-  the horizontal one). --verbose prints the values used and the integer taps.
-)";
-
-constexpr const char* kMoreHelp = R"(Alpha (gray+alpha and RGBA images):
-  premultiplied (default): colours are weighted by their alpha, so the colour hidden under
-  transparent pixels never bleeds into visible ones, and fully transparent areas stay fully
-  transparent. Each output colour is the alpha-weighted mean of its neighbourhood, from exact
-  integer sums.
-  straight (--alpha straight): every channel blurred on its own, as OpenCV and SciPy do.
-  An image whose pixels are all opaque is blurred the same either way.
-
-Depth:
+constexpr const char* kMoreHelp = R"(Depth:
   16-bit PNG/PNM in and PNG out stay 16-bit; HDR in and .hdr out stay floating-point. Other
   outputs get 8 bits (said with --verbose for 16-bit, with a warning for HDR).
 
@@ -108,6 +95,8 @@ Exit codes:
 Examples:
   gpublur in.png out.png --size 7 --sigma 1.5
   gpublur in.png out.png --sigma 3 --border reflect101
+  gpublur in.png edges.png --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1"
+  gpublur in.png sharp.png --unsharp 1.5,2 --sigma 2
   gpublur photos/ -o blurred/ --recursive --sigma 2
   gpublur a.jpg b.png -o out/ --format webp --sigma 2
   curl -s https://example.com/x.jpg | gpublur - - --format png --sigma 2 > x.png
@@ -115,56 +104,10 @@ Examples:
   gpublur --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -      (no image or GPU needed)
 )";
 
-// "Borders (...):" and one line per mode, from the border's own name table.
-std::string border_help() {
-  std::string s = "Borders (the row abcd extended to the left):\n";
-  for (const auto& entry : kBorderNames.entries) {
-    std::string name(entry.name);
-    name.resize(12, ' ');
-    s += "  " + name + std::string(entry.help) + "\n";
-  }
-  return s;
-}
-
-// "a: what a does; b: what b does" for an option's description.
-template <typename Enum, std::size_t N>
-std::string choices_help(const NameTable<Enum, N>& table) {
-  std::string s;
-  for (const auto& entry : table.entries) {
-    s += (s.empty() ? "" : "; ") + std::string(entry.name) + ": " + std::string(entry.help);
-  }
-  return s;
-}
-
-// Parses an enum option by its name table: the value becomes the enum's number, which CLI11 then
-// converts; anything else is a one-line parse error listing the choices.
-template <typename Enum, std::size_t N>
-CLI::Validator choice_of(const NameTable<Enum, N>& table) {
-  return CLI::Validator(
-      [&table](std::string& value) -> std::string {
-        const std::optional<Enum> parsed = table.parse(value);
-        if (!parsed) return "unknown value '" + value + "'; choose one of " + table.choices(", ");
-        value = std::to_string(static_cast<int>(*parsed));
-        return {};
-      },
-      "");
-}
-
-template <typename Enum, std::size_t N>
-CLI::Option* add_choice(CLI::App& app, const std::string& flag, Enum& value,
-                        const NameTable<Enum, N>& table, const std::string& description) {
-  return app.add_option(flag, value, description)
-      ->transform(choice_of(table))
-      ->type_name(table.choices("|"))
-      ->default_str(std::string(table.name(value)));
-}
-
 // Values that are checked after parsing (they need each other, or a hint), as given.
 struct Given {
   std::vector<std::string> paths;  // the positional arguments
-  std::optional<int> size, size_y;
-  std::optional<double> sigma, sigma_y;
-  std::vector<int> border_value;
+  OperationGiven operation;
   std::string arch;
   std::string format;
   std::string devices;
@@ -175,27 +118,6 @@ struct Given {
   bool no_follow_links = false;
   std::optional<std::uint64_t> max_bytes;
 };
-
-// What to blur and how: images, kernel size, borders.
-void define_blur_options(CLI::App& app, Request& r, Given& g) {
-  app.add_option("images", g.paths,
-                 "IN OUT: blur one image into OUT ('-' reads stdin, writes stdout). IN... -o DIR: "
-                 "blur files and the images in directories into DIR");
-  app.add_option("--size", g.size, "Kernel width in pixels, odd (e.g. 7)");
-  app.add_option("--sigma", g.sigma, "Gaussian standard deviation in pixels, > 0 (e.g. 1.5)");
-  app.add_option("--size-y", g.size_y, "Vertical kernel size, if it differs from --size");
-  app.add_option("--sigma-y", g.sigma_y, "Vertical sigma, if it differs from --sigma");
-  app.add_flag("--linear", r.blur.linear,
-               "Blur in linear light: decode sRGB first, encode after (alpha untouched)");
-  add_choice(app, "--alpha", r.blur.alpha, kAlphaNames,
-             "Alpha channel: " + choices_help(kAlphaNames));
-  add_choice(app, "--border", r.blur.border, kBorderNames,
-             "Border mode: " + kBorderNames.choices("|") + " (pictures below)");
-  app.add_option(
-         "--border-value", g.border_value,
-         "Constant border value 0..255, one for all channels or one per channel (0,0,0,255)")
-      ->delimiter(',');
-}
 
 // Where it runs and what gets compiled and shown.
 void define_gpu_options(CLI::App& app, Request& r, Given& g) {
@@ -305,68 +227,6 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
   app.add_flag("-v,--verbose", r.verbose, "Say what was used: sizes, taps, device, compile target");
 }
 
-// Checks one axis' --size/--sigma pair (flags named with `suffix`, "" or "-y").
-void validate_axis(const std::optional<int>& size, const std::optional<double>& sigma,
-                   const std::string& suffix) {
-  const std::string size_flag = "--size" + suffix, sigma_flag = "--sigma" + suffix;
-  if (size && (*size < 1 || *size % 2 == 0 || *size > kMaxKernelSize)) {
-    const int s = *size;
-    const std::string hint = s >= 1 && s % 2 == 0 && s < kMaxKernelSize
-                                 ? "; try " + size_flag + " " + std::to_string(s - 1) + " or " +
-                                       size_flag + " " + std::to_string(s + 1)
-                                 : "; e.g. " + size_flag + " 7";
-    throw UsageError(size_flag + " must be an odd number from 1 to " +
-                     std::to_string(kMaxKernelSize) + " (got " + std::to_string(s) + ")" + hint);
-  }
-  if (sigma && !(std::isfinite(*sigma) && *sigma > 0)) {
-    throw UsageError(sigma_flag + " must be a finite number > 0 (got " + number_text(*sigma) +
-                     "); e.g. " + sigma_flag + " 1.5");
-  }
-  if (!size && sigma && *sigma > (kMaxKernelSize - 1) / 6.0) {
-    throw UsageError(sigma_flag + " " + number_text(*sigma) + " would need a kernel wider than " +
-                     std::to_string(kMaxKernelSize) + "; give a smaller " + sigma_flag +
-                     " or an explicit " + size_flag);
-  }
-}
-
-// Applies "size from sigma: 2*ceil(3*sigma)+1" / "sigma from size: OpenCV's rule" to one axis.
-AxisSize resolve_axis(const std::optional<int>& size, const std::optional<double>& sigma) {
-  if (size && sigma) return {*size, *sigma, "size and sigma as given"};
-  if (size) {
-    return {*size, sigma_for_size(*size),
-            "sigma from size by OpenCV's rule 0.3*((size-1)*0.5-1)+0.8"};
-  }
-  return {size_for_sigma(*sigma), *sigma, "size from sigma by 2*ceil(3*sigma)+1"};
-}
-
-// The vertical axis copies the horizontal unless --size-y or --sigma-y is given.
-KernelSize resolve_kernel_size(const Given& g) {
-  validate_axis(g.size, g.sigma, "");
-  validate_axis(g.size_y, g.sigma_y, "-y");
-  if (!g.size && !g.sigma) {
-    throw UsageError("give --size, --sigma or both; e.g. --size 7 --sigma 1.5");
-  }
-  const AxisSize x = resolve_axis(g.size, g.sigma);
-  if (!g.size_y && !g.sigma_y) return {x, x};
-  return {x, resolve_axis(g.size_y, g.sigma_y)};
-}
-
-std::array<std::uint8_t, 4> border_value_of(const std::vector<int>& values) {
-  if (values.empty()) return {};
-  if (values.size() > 4) {
-    throw UsageError("--border-value takes 1 to 4 values, e.g. 0 or 0,0,0,255");
-  }
-  std::array<std::uint8_t, 4> out{};
-  for (std::size_t c = 0; c < 4; ++c) {
-    const int v = values.size() == 1 ? values[0] : (c < values.size() ? values[c] : 0);
-    if (v < 0 || v > 255) {
-      throw UsageError("--border-value must be 0..255 (got " + std::to_string(v) + ")");
-    }
-    out[c] = static_cast<std::uint8_t>(v);
-  }
-  return out;
-}
-
 // Which form the images on the command line ask for: one image IN OUT, a batch (-o DIR), or
 // none (compiling for the dumps only).
 void images_of(Request& r, const Given& g) {
@@ -469,8 +329,7 @@ ChromaSubsampling subsampling_of(const std::string& text) {
 
 // Everything CLI11 could not check; fills the fields that need the given values together.
 Request validated(Request r, const Given& g) {
-  r.blur.size = resolve_kernel_size(g);
-  r.blur.border_value = border_value_of(g.border_value);
+  validate_operation(r.blur, g.operation);
   if (!g.arch.empty()) {
     r.arch = parse_arch(g.arch);
     if (!r.arch) {
@@ -506,19 +365,22 @@ Request validated(Request r, const Given& g) {
 
 ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& out,
                                std::ostream& err) {
-  CLI::App app{
-      "gpublur " + std::string(kVersion) +
-          " - Gaussian blur on NVIDIA GPUs, with kernels generated and compiled at run time",
-      "gpublur"};
+  CLI::App app{"gpublur " + std::string(kVersion) +
+                   " - Gaussian blur, convolution matrices and unsharp masks on NVIDIA GPUs, with "
+                   "kernels generated and compiled at run time",
+               "gpublur"};
   Request r;
   Given g;
   bool version = false;
-  define_blur_options(app, r, g);
+  app.add_option("images", g.paths,
+                 "IN OUT: filter one image into OUT ('-' reads stdin, writes stdout). IN... -o "
+                 "DIR: filter files and the images in directories into DIR");
+  define_operation_options(app, r.blur, g.operation);
   define_gpu_options(app, r, g);
   define_batch_options(app, r, g);
   define_output_options(app, r, g);
   app.add_flag("--version", version, "Print gpublur, NVRTC and driver versions and the GPU");
-  app.footer(std::string(kSizeHelp) + "\n" + border_help() + "\n" + kMoreHelp);
+  app.footer(operation_help() + "\n" + kMoreHelp);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -1,12 +1,12 @@
 // reporter.cpp — failure lines, progress, --json lines and objects, summaries.
 #include "app/reporter.hpp"
-#include "base/number_text.hpp"
 
 #include <unistd.h>
 
 #include <cstdio>
 #include <ostream>
 
+#include "app/operation_report.hpp"
 #include "app/run_report.hpp"
 #include "base/standard_output.hpp"
 #include "base/stop_signals.hpp"
@@ -41,14 +41,6 @@ const char* status_name(FileResult::Status s) {
       return "interrupted";
   }
   return "?";
-}
-
-// One axis of the spec (its sigma a description), with the rule that derived its size and sigma.
-std::string axis_json(const AxisTaps& axis, const AxisSize& given) {
-  std::string taps;
-  for (auto t : axis.q16) taps += (taps.empty() ? "" : ", ") + std::to_string(t);
-  return "{\"size\": " + std::to_string(axis.size) + ", \"sigma\": " + number_text(axis.sigma) +
-         ", \"rule\": " + json_string(given.rule) + ", \"taps\": [" + taps + "]}";
 }
 
 std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
@@ -225,9 +217,11 @@ std::string Reporter::file_json(const FileResult& r) const {
 }
 
 std::string Reporter::parameters_json() const {
-  return "\"x\": " + axis_json(spec_.x, request_.blur.size.x) +
-         ", \"y\": " + axis_json(spec_.y, request_.blur.size.y) +
-         ", \"border\": " + json_string(std::string(border_name(request_.blur.border)));
+  std::string s;
+  for (const auto& [key, value] : operation_facts(request_.blur, spec_)) {
+    s += (s.empty() ? "" : ", ") + json_string(key) + ": " + value;
+  }
+  return s;
 }
 
 void Reporter::finish(const std::vector<GpuWorkerStats>& gpus, const std::string& device,
@@ -259,9 +253,7 @@ void Reporter::finish_single(const std::vector<GpuWorkerStats>& gpus,
                              ", \"conversion\": " + json_text(r.conversion) + "}");
   }
   report.fact("output", json_string(r.job.output));
-  report.fact("x", axis_json(spec_.x, request_.blur.size.x));
-  report.fact("y", axis_json(spec_.y, request_.blur.size.y));
-  report.fact("border", json_string(std::string(border_name(request_.blur.border))));
+  for (const auto& [key, value] : operation_facts(request_.blur, spec_)) report.fact(key, value);
   report.fact("device", json_string(r.device.empty() ? "none" : r.device));
   if (!r.decoder.empty()) report.fact("decoder", json_string(r.decoder));
   if (!r.encoder.empty()) report.fact("encoder", json_string(r.encoder));

@@ -1,12 +1,12 @@
 // run.cpp — versions, compile-only dumps, and blurring files through the pipeline.
 #include "app/run.hpp"
-#include "base/number_text.hpp"
 
 #include <tbb/info.h>
 
 #include <algorithm>
 #include <ostream>
 
+#include "app/operation_report.hpp"
 #include "app/reporter.hpp"
 #include "app/run_report.hpp"
 #include "base/atomic_file.hpp"
@@ -17,8 +17,8 @@
 #include "batch/blur_device.hpp"
 #include "batch/jpeg_route.hpp"
 #include "batch/pipeline.hpp"
-#include "batch/process_lanes.hpp"
 #include "batch/prepared_image.hpp"
+#include "batch/process_lanes.hpp"
 #include "codecs/image_decode.hpp"
 #include "codegen/codegen.hpp"
 #include "gpu/gpu_count.hpp"
@@ -63,29 +63,43 @@ void write_text(const std::string& path, const std::string& text, std::ostream& 
                         Durability::kRenamed);
 }
 
-std::string taps_text(const AxisTaps& a) {
-  std::string s;
-  for (auto t : a.q16) s += (s.empty() ? "" : " ") + std::to_string(t);
-  return s;
+// --verbose's account of the operation, once per run: the spec's numbers, and the rules the
+// command line derived them by.
+void say_parameters(const Request& r, Reporter& reporter) {
+  for (const std::string& line : operation_lines(r.blur, make_blur_spec(r.blur, r.channels))) {
+    reporter.say(line, false, true);
+  }
 }
 
-// --verbose's account of the kernel size, once per run: the spec's numbers (its sigma a
-// description), and the rule the command line derived them by.
-void say_parameters(const Request& r, Reporter& reporter) {
-  const FilterSpec spec = make_blur_spec(r.blur, r.channels);
-  const KernelSize& k = r.blur.size;
-  reporter.say("size " + std::to_string(spec.x.size) + ", sigma " + number_text(spec.x.sigma) +
-                   " (" + k.x.rule + ")",
-               false, true);
-  reporter.say(
-      "taps (sum 2^" + std::to_string(gb_arith::Straight8::kTapBits) + "): " + taps_text(spec.x),
-      false, true);
-  if (spec.y.size != spec.x.size || spec.y.sigma != spec.x.sigma) {
-    reporter.say("vertical: size " + std::to_string(spec.y.size) + ", sigma " +
-                     number_text(spec.y.sigma) + " (" + k.y.rule + "), taps " + taps_text(spec.y),
-                 false, true);
+// Whether the GPU has kernels for the request's operation in some sample format (find_schedule:
+// not yet for the matrix and the unsharp mask, which the CPU twin runs meanwhile).
+bool gpu_has_kernels(const Request& r) {
+  const FilterSpec spec = make_blur_spec(r.blur, 3);
+  for (const SampleFormat format : {SampleFormat::k8, SampleFormat::k16, SampleFormat::kFloat}) {
+    if (find_schedule(spec, KernelVariant::kAuto, format)) return true;
   }
-  reporter.say("border " + std::string(border_name(r.blur.border)), false, true);
+  return false;
+}
+
+// The request as it runs: on the CPU, with `note` saying so, where the GPU has no kernel for its
+// operation; refused, before any work, where --device gpu, --codec gpu or a dump asks for one.
+Request placed(const Request& r, std::string& note) {
+  if (gpu_has_kernels(r)) return r;
+  const std::string flag = "--" + std::string(kOperationNames.name(r.blur.operation));
+  const char* asks = r.dump_source                    ? "--dump-source"
+                     : r.dump_ptx                     ? "--dump-ptx"
+                     : r.device == DeviceChoice::kGpu ? "--device gpu"
+                     : r.codec == JpegCodec::kGpu     ? "--codec gpu"
+                                                      : nullptr;
+  if (asks) {
+    throw UsageError(std::string(asks) + ": the GPU has no kernel for " + flag +
+                     " yet; leave it out to run " + flag + " on the CPU");
+  }
+  if (r.device == DeviceChoice::kCpu) return r;
+  note = "the GPU has no kernel for " + flag + " yet; filtering on the CPU";
+  Request cpu = r;
+  cpu.device = DeviceChoice::kCpu;
+  return cpu;
 }
 
 KernelChoices kernel_choices(const Request& r) {
@@ -270,11 +284,14 @@ int exit_code(const Request& r, const Reporter& reporter) {
   return r.single ? totals.exit_code : kExitFailure;
 }
 
-int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
+int blur_files(const Request& given, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
+  std::string cpu_note;
+  const Request r = placed(given, cpu_note);
   const Plan plan = plan_of(r);
   const std::vector<Job>& jobs = plan.jobs;
   Reporter reporter(r, r.single, jobs.size(), out, err);
   say_parameters(r, reporter);
+  if (!cpu_note.empty()) reporter.say(cpu_note);
   if (r.shard) {
     reporter.say("shard " + std::to_string(r.shard->index) + "/" + std::to_string(r.shard->count) +
                      " from " + r.shard->source + ": " + std::to_string(jobs.size()) + " of " +
@@ -337,6 +354,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
 
 bool may_open_gpu(const Request& r) {
   if (r.action == Request::Action::kVersion || r.device == DeviceChoice::kCpu) return false;
+  if (!gpu_has_kernels(r)) return false;  // its operation runs on the CPU (placed)
   return r.action == Request::Action::kBlur || (r.dump_ptx && !r.arch);
 }
 
@@ -352,8 +370,10 @@ int run(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd con
       print_version(out);
       flush_checked(out);
       return kExitOk;
-    case Request::Action::kCompile:
-      return compile_only(r, out, err);
+    case Request::Action::kCompile: {
+      std::string cpu_note;
+      return compile_only(placed(r, cpu_note), out, err);
+    }
     case Request::Action::kBlur:
       return blur_files(r, out, err, context_at_end);
   }

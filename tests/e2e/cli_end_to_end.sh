@@ -408,5 +408,42 @@ check_failure 2 "unknown option" "$samples/edges.png" "$work/new.png" --size 7 -
 check_failure 2 "--png-level 13" "$samples/edges.png" "$work/existing.png" --size 7 --png-level 13
 check_failure 2 "--threads 100000" "$samples/edges.png" "$work/new.png" --size 7 --threads 100000
 
+# Beyond the Gaussian (issue 38): refusals in one line, saying what to change.
+check_failure 2 "--matrix even" "$samples/edges.png" "$work/new.png" --matrix "1 2; 3 4"
+contains "$work/stderr" "must be odd" "--matrix even"
+check_failure 2 "--matrix empty" "$samples/edges.png" "$work/new.png" --matrix " ; "
+check_failure 2 "--matrix ragged" "$samples/edges.png" "$work/new.png" --matrix "1 2 1; 2 4"
+contains "$work/stderr" "row 2" "--matrix ragged"
+check_failure 2 "--matrix no number" "$samples/edges.png" "$work/new.png" --matrix "1 x 1"
+check_failure 2 "--divisor 0" "$samples/edges.png" "$work/existing.png" --matrix "1 2 1" --divisor 0
+check_failure 2 "--matrix past the bounds" "$samples/edges.png" "$work/new.png" --matrix "1e17 1 1e17" --divisor 1
+contains "$work/stderr" "bound" "--matrix past the bounds"
+check_failure 2 "--unsharp 11" "$samples/edges.png" "$work/new.png" --unsharp 11 --sigma 2
+check_failure 2 "--unsharp without a size" "$samples/edges.png" "$work/new.png" --unsharp 1
+check_failure 2 "--matrix and --unsharp" "$samples/edges.png" "$work/new.png" --matrix 1 --unsharp 1
+check_failure 2 "--divisor without --matrix" "$samples/edges.png" "$work/new.png" --size 3 --divisor 2
+check_failure 2 "--matrix --device gpu" "$samples/edges.png" "$work/new.png" --matrix 1 --device gpu
+contains "$work/stderr" "no kernel for --matrix" "--matrix --device gpu"
+expect 2 "--matrix --dump-source" -- --matrix "1 2 1" --dump-source -
+contains "$work/stderr" "no kernel for --matrix" "--matrix --dump-source"
+
+# The edge detector on a white square: its inner edge lit, the rest black; -v says the form.
+printf 'P5 9 9 255\n' >"$work/square.pgm"
+python3 -c 'import sys; sys.stdout.buffer.write(bytes(255 if 3 <= y <= 5 and 3 <= x <= 5 else 0 for y in range(9) for x in range(9)))' >>"$work/square.pgm"
+expect 0 "edge detector" -- "$work/square.pgm" "$work/edges.pgm" --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" -v
+contains "$work/stderr" "a dense 2-D pass" "edge detector -v"
+contains "$work/stderr" "the GPU has no kernel for --matrix yet; filtering on the CPU" "edge detector note"
+lit=$(tail -c 81 "$work/edges.pgm" | od -An -tu1 -v | tr -s ' ' '\n' | grep -c '^255$')
+[ "$lit" -eq 8 ] && pass || fail "edge detector: $lit pixels lit, expected the square's 8 outer ones"
+# The same matrix from a libvips matrix file; a box of rank one says its two passes.
+printf '3 3 1 0\n-1 -1 -1\n-1 8 -1\n-1 -1 -1\n' >"$work/edges.mat"
+expect 0 "--matrix @FILE" -- "$work/square.pgm" "$work/file.pgm" --matrix "@$work/edges.mat"
+cmp -s "$work/edges.pgm" "$work/file.pgm" && pass || fail "--matrix @FILE differs from the text"
+expect 0 "box, rank one" -- "$samples/edges.png" "$work/box.png" --matrix "1 1 1; 1 1 1; 1 1 1" -v --json
+contains "$work/stderr" "two 1-D passes (rank one)" "box -v"
+contains "$work/stdout" '"operation": "matrix"' "box --json"
+expect 0 "unsharp" -- "$samples/edges.png" "$work/sharp.png" --unsharp 1.5,2 --sigma 2 --json
+contains "$work/stdout" '"operation": "unsharp"' "unsharp --json"
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
