@@ -16,6 +16,7 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -29,6 +30,7 @@
 #include <vector>
 
 #include "app/cli.hpp"
+#include "app/operation_options.hpp"
 #include "app/run.hpp"
 #include "base/atomic_file.hpp"
 #include "base/errors.hpp"
@@ -38,6 +40,9 @@
 #include "cpu/cpu_blur.hpp"
 #include "gpu/gpu_blur.hpp"
 #include "gpu/kernel_library.hpp"
+#include "ops/decimal.hpp"
+#include "ops/matrix.hpp"
+#include "ops/unsharp.hpp"
 
 namespace nb = nanobind;
 using namespace gpublur;
@@ -88,6 +93,67 @@ Request parse(std::vector<std::string> words, const std::vector<std::string>& ar
   ParseResult parsed = parse_command_line(static_cast<int>(argv.size()), argv.data(), out, err);
   if (!parsed.request) throw UsageError(refusal(err.str()));
   return std::move(*parsed.request);
+}
+
+// ---- parameters: the typed operations (convolve, unsharp) --------------------------------------
+
+// What every operation shares: border, its value, alpha, linear light; refused in the command
+// line's words.
+struct Common {
+  std::string border;
+  std::vector<int> border_value;
+  std::string alpha;
+  bool linear = false;
+};
+
+template <typename Enum, std::size_t N>
+Enum choice(const NameTable<Enum, N>& table, const std::string& value, const char* what) {
+  const std::optional<Enum> parsed = table.parse(value);
+  if (!parsed) {
+    throw UsageError(std::string(what) + " must be one of " + table.choices(", ") + ", not '" +
+                     value + "'");
+  }
+  return *parsed;
+}
+
+BlurParameters common_parameters(const Common& c) {
+  BlurParameters p;
+  p.border = choice(kBorderNames, c.border, "border");
+  p.border_value = border_value_of(c.border_value);
+  p.alpha = choice(kAlphaNames, c.alpha, "alpha");
+  p.linear = c.linear;
+  return p;
+}
+
+// convolve(): the matrix as rows of numbers (each the decimal its repr shows), the divisor and
+// offset as numbers, checked and made into numbers by the matrix's front end, as --matrix is.
+Request convolve_request(const std::vector<std::vector<double>>& rows,
+                         const std::optional<double>& divisor, double offset, const Common& c) {
+  Request r;
+  r.blur = common_parameters(c);
+  r.blur.operation = Operation::kMatrix;
+  r.blur.matrix = matrix_of_rows(rows);
+  if (divisor) {
+    if (!std::isfinite(*divisor)) throw UsageError("divisor must be a finite number");
+    r.blur.matrix.divisor = decimal_of(*divisor);
+    r.blur.matrix.divisor_from = "divisor";
+  }
+  if (!std::isfinite(offset)) throw UsageError("offset must be a finite number");
+  r.blur.matrix.offset = decimal_of(offset);
+  make_matrix_numbers(r.blur.matrix);  // its refusals now, not per image
+  return r;
+}
+
+// unsharp(): the Gaussian's size and sigma by the command line's rules, AMOUNT and THRESHOLD.
+Request unsharp_request(const std::optional<int>& size, const std::optional<double>& sigma,
+                        double amount, double threshold, const Common& c) {
+  Request r;
+  r.blur = common_parameters(c);
+  r.blur.operation = Operation::kUnsharp;
+  r.blur.size = resolve_kernel_size(size, sigma, std::nullopt, std::nullopt);
+  r.blur.unsharp = {amount, threshold};
+  check_unsharp(r.blur.unsharp, "unsharp");
+  return r;
 }
 
 // ---- the GPUs --------------------------------------------------------------------------------
@@ -420,6 +486,27 @@ NB_MODULE(_engine, m) {
                       nb::rv_policy::take_ownership);
     });
   });
+  // The typed operations: a Blurrer for a matrix or an unsharp mask, or the refusal.
+  m.def("make_convolver",
+        [](const std::vector<std::vector<double>>& rows, std::optional<double> divisor,
+           double offset, const std::string& border, const std::vector<int>& border_value,
+           const std::string& alpha, bool linear) {
+          return guarded([&] {
+            const Common c{border, border_value, alpha, linear};
+            return nb::cast(new Blurrer(convolve_request(rows, divisor, offset, c)),
+                            nb::rv_policy::take_ownership);
+          });
+        });
+  m.def("make_sharpener",
+        [](std::optional<int> size, std::optional<double> sigma, double amount, double threshold,
+           const std::string& border, const std::vector<int>& border_value,
+           const std::string& alpha, bool linear) {
+          return guarded([&] {
+            const Common c{border, border_value, alpha, linear};
+            return nb::cast(new Blurrer(unsharp_request(size, sigma, amount, threshold, c)),
+                            nb::rv_policy::take_ownership);
+          });
+        });
   m.def("gpus", [] {
     std::vector<std::tuple<int, std::string, std::string>> list;
     for (const GpuInfo& g : gpus().info) list.emplace_back(g.ordinal, g.name, g.arch.sm());

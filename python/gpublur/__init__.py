@@ -7,7 +7,11 @@ CPU. GPU arrays (CuPy, PyTorch CUDA tensors, anything with ``__cuda_array_interf
 kept in the command line's kernel cache; compiles and cache hits are logged to the ``gpublur``
 logger at INFO level.
 
-Functions: :func:`blur`, :func:`read`, :func:`write`, :func:`blur_files`, :func:`gpus`.
+Beyond the Gaussian: :func:`convolve` (a convolution matrix, as ``--matrix``) and :func:`unsharp`
+(an unsharp mask, as ``--unsharp``), on the CPU until the GPU has their kernels.
+
+Functions: :func:`blur`, :func:`convolve`, :func:`unsharp`, :func:`read`, :func:`write`,
+:func:`blur_files`, :func:`gpus`.
 """
 from __future__ import annotations
 
@@ -15,12 +19,13 @@ from . import _engine
 from ._blur import blur, gpus
 from ._common import log
 from ._files import blur_files, read, write
+from ._filters import convolve, unsharp
 
-__all__ = ["blur", "read", "write", "blur_files", "gpus", "__version__"]
+__all__ = ["blur", "convolve", "unsharp", "read", "write", "blur_files", "gpus", "__version__"]
 __version__ = _engine.version()
 
 # The functions live in the package's modules by concept (_blur, _files, ...); they are gpublur's,
 # so help(), repr and pickling name them as such.
-for _function in (blur, read, write, blur_files, gpus):
+for _function in (blur, convolve, unsharp, read, write, blur_files, gpus):
     _function.__module__ = __name__
 del _function
