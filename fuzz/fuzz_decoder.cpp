@@ -1,37 +1,31 @@
-// fuzz_decoder.cpp — a libFuzzer target for one decoder, or for the whole read path (format sniffed
-// from the content, as gpublur reads every file). Built once per GB_FUZZ_TARGET by fuzz/build.sh:
-// png, jpeg (with its header facts and metadata splice), webp, tiff, gif, bmp, tga, pnm, hdr,
-// psd, read (read_file, which sniffs the first bytes before it reads the rest, from a regular file
-// and from a pipe, then decode_image), cache (kernel cache entries), exif (an EXIF block from a
-// file written into a TIFF and read back). A decoder may
-// refuse its input with IoError; anything else (a crash, a sanitizer report, a hang, an allocation
-// past libFuzzer's -malloc_limit_mb) is a finding.
+// fuzz_decoder.cpp — a libFuzzer target for each decoder of the codecs' registry, for the whole
+// read path, for kernel cache entries and for EXIF into TIFF: one binary, fuzzing the target its
+// name gives (fuzz/build.sh links fuzz_png, fuzz_jpeg, ... to it, the names `fuzz_decoder
+// --targets` lists). A format's target runs its row's decoder (jpeg: its header facts and
+// metadata splice too); read: read_file, which sniffs the first bytes before it reads the rest,
+// from a regular file and from a pipe, then decode_image; cache: kernel cache entries; exif: an
+// EXIF block from a file written into a TIFF and read back. A decoder may refuse its input with
+// IoError; anything else (a crash, a sanitizer report, a hang, an allocation past libFuzzer's
+// -malloc_limit_mb) is a finding.
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "base/errors.hpp"
-#include "codecs/bmp_codec.hpp"
+#include "codecs/codec_registry.hpp"
 #include "codecs/exif_tiff.hpp"
-#include "codecs/gif_decode.hpp"
-#include "codecs/hdr_codec.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "codecs/jpeg_codec.hpp"
 #include "codecs/jpeg_markers.hpp"
-#include "codecs/png_decode.hpp"
-#include "codecs/pnm_codec.hpp"
-#include "codecs/psd_decode.hpp"
-#include "codecs/tga_codec.hpp"
-#include "codecs/tiff_codec.hpp"
-#include "codecs/webp_codec.hpp"
 #include "jit/kernel_cache.hpp"
 
 namespace {
@@ -40,8 +34,18 @@ namespace {
 // quick; the size checks themselves are the same code at any limit.
 constexpr gpublur::DecodeLimits kLimits{std::uint64_t{1} << 24};
 
-#define GB_STRINGIFY2(x) #x
-#define GB_STRINGIFY(x) GB_STRINGIFY2(x)
+// The target this binary fuzzes, from its name (fuzz_png: png); set once, before any input.
+std::string target;
+
+// The targets beyond the registry's decoders.
+constexpr const char* kOtherTargets[] = {"read", "cache", "exif"};
+
+std::vector<std::string> target_names() {
+  std::vector<std::string> names;
+  for (const gpublur::Codec& codec : gpublur::codecs()) names.emplace_back(codec.name);
+  names.insert(names.end(), std::begin(kOtherTargets), std::end(kOtherTargets));
+  return names;
+}
 
 // `data` as read_file reads it from a regular file (a memfd) and, where it fits a pipe's buffer,
 // from a pipe; both must give the bytes back whole, or refuse them (IoError).
@@ -71,28 +75,24 @@ std::vector<std::uint8_t> read_as_files(const std::uint8_t* data, std::size_t si
   return bytes;
 }
 
+// The header facts that route a JPEG to the GPU, and the metadata splice its GPU-encoded output
+// goes through (on any bytes: it parses their segments), before the whole decode.
+void jpeg_facts(const std::uint8_t* data, std::size_t size) {
+  using namespace gpublur;
+  try {
+    const JpegFacts facts = read_jpeg_facts(data, size, kLimits);
+    with_jpeg_metadata(std::vector<std::uint8_t>(data, data + size), facts.metadata);
+  } catch (const IoError&) {
+  }
+}
+
 void decode(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
-  const std::string target = GB_STRINGIFY(GB_FUZZ_TARGET);
-  if (target == "png") decode_png(data, size, kLimits);
-  if (target == "jpeg") {
-    // The header facts that route a JPEG to the GPU, and the metadata splice its GPU-encoded
-    // output goes through (on any bytes: it parses their segments), before the whole decode.
-    try {
-      const JpegFacts facts = read_jpeg_facts(data, size, kLimits);
-      with_jpeg_metadata(std::vector<std::uint8_t>(data, data + size), facts.metadata);
-    } catch (const IoError&) {
-    }
-    decode_jpeg(data, size, kLimits);
+  if (const Codec* codec = find_codec(target)) {
+    if (codec->format == ImageFormat::kJpeg) jpeg_facts(data, size);
+    codec->decode(data, size, kLimits);
+    return;
   }
-  if (target == "webp") decode_webp(data, size, kLimits);
-  if (target == "tiff") decode_tiff(data, size, kLimits);
-  if (target == "gif") decode_gif(data, size, kLimits);
-  if (target == "bmp") decode_bmp(data, size, kLimits);
-  if (target == "tga") decode_tga(data, size, kLimits);
-  if (target == "pnm") decode_pnm(data, size, kLimits);
-  if (target == "hdr") decode_hdr(data, size, kLimits);
-  if (target == "psd") decode_psd(data, size, kLimits);
   if (target == "read") {
     read_as_files(data, size);
     decode_image(std::vector<std::uint8_t>(data, data + size), "fuzz.tga", kLimits);
@@ -109,6 +109,27 @@ void decode(const std::uint8_t* data, std::size_t size) {
 }
 
 }  // namespace
+
+// `fuzz_decoder --targets` lists the targets, one a line; run under another name, fuzz_TARGET
+// fuzzes TARGET.
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  const std::vector<std::string> names = target_names();
+  if (*argc == 2 && std::string((*argv)[1]) == "--targets") {
+    for (const std::string& name : names) std::printf("%s\n", name.c_str());
+    std::exit(0);
+  }
+  const std::string program = (*argv)[0];
+  const std::string name = program.substr(program.find_last_of('/') + 1);
+  if (name.rfind("fuzz_", 0) == 0 &&
+      std::find(names.begin(), names.end(), name.substr(5)) != names.end()) {
+    target = name.substr(5);
+    return 0;
+  }
+  std::fprintf(stderr, "%s: run me as fuzz_TARGET (a link), TARGET one of:", name.c_str());
+  for (const std::string& n : names) std::fprintf(stderr, " %s", n.c_str());
+  std::fprintf(stderr, "\n");
+  std::exit(2);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {

@@ -1,9 +1,9 @@
 // make_seeds.cpp — the fuzz targets' seed corpora, made by gpublur itself: small images in every
-// format and variant its encoders write (channels, depths, metadata), and hand-made variants of
-// what other programs write (palette and RLE BMPs, colour-mapped and bottom-up TGAs, ASCII PNM,
-// PackBits PSDs, GIFs from giflib, tiled TIFFs, progressive and other JPEGs libjpeg-turbo writes,
-// XMP in every container), plus the inputs that broke stb_image (issue 24), so that every fuzz run
-// starts from them.
+// format and variant its encoders write (channels, depths, metadata: from the codecs' registry),
+// and hand-made variants of what other programs write (palette and RLE BMPs, colour-mapped and
+// bottom-up TGAs, ASCII PNM, PackBits PSDs, GIFs from giflib, tiled TIFFs, progressive and other
+// JPEGs libjpeg-turbo writes, XMP in every container), plus the inputs that broke stb_image
+// (issue 24), so that every fuzz run starts from them.
 //   gpublur_fuzz_seeds DIR      (writes DIR/<target>/<name>)
 #include <gif_lib.h>
 
@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "codecs/codec_registry.hpp"
 #include "codecs/image_encode.hpp"
 #include "jit/kernel_cache.hpp"
 #include "support/jpeg_variants.hpp"
@@ -55,6 +56,34 @@ Image16 pattern16(int w, int h, int channels) {
   for (std::size_t i = 0; i < image.pixels.size(); ++i)
     image.pixels[i] = static_cast<std::uint16_t>(i * 4099);
   return image;
+}
+
+ImageF pattern_float(int w, int h, int channels) {
+  ImageF image = make_raster<float>(w, h, channels);
+  for (std::size_t i = 0; i < image.pixels.size(); ++i)
+    image.pixels[i] = static_cast<float>(i % 11) * 0.3f;
+  return image;
+}
+
+// Every format of the codecs' registry, in every depth it writes and every channel count, with
+// all the metadata there is (each keeps what it holds): a new format's row has seeds with nothing
+// added here. Seeds of what other programs write, and of formats only read, come after.
+void encoded_seeds(const Metadata& meta) {
+  for (const Codec& codec : codecs()) {
+    const std::string target(codec.name), extension(default_extension(codec.format));
+    for (int c = 1; c <= 4; ++c) {
+      const std::string n = "c" + std::to_string(c);
+      if (codec.encode8.encode) {
+        save(target, n + extension, encode_image(pattern(13, 9, c), codec.format, {}, meta));
+      }
+      if (codec.encode16.encode) {
+        save(target, n + "-16" + extension, encode_image(pattern16(7, 5, c), codec.format));
+      }
+      if (codec.encode_float.encode) {
+        save(target, n + "-float" + extension, encode_image(pattern_float(13, 9, c), codec.format));
+      }
+    }
+  }
 }
 
 void put16(Bytes& b, unsigned v, bool big) {
@@ -189,29 +218,15 @@ int main(int argc, char** argv) {
   meta.exif = test::camera_exif(true);
   meta.density = Density{72, 72, Density::Unit::kInch};
   meta.xmp = test::xmp_packet("seed");
+  encoded_seeds(meta);
   for (int c = 1; c <= 4; ++c) {
-    const std::string n = std::to_string(c);
-    const Image image = pattern(13, 9, c);
-    save("png", "c" + n + ".png", encode_image(image, ImageFormat::kPng, {}, meta));
-    save("png", "c" + n + "-16.png", encode_image(pattern16(7, 5, c), ImageFormat::kPng));
-    save("jpeg", "c" + n + ".jpg", encode_image(image, ImageFormat::kJpeg, {}, meta));
-    save("webp", "c" + n + ".webp", encode_image(image, ImageFormat::kWebp, {}, meta));
     EncodeOptions lossless;
     lossless.webp_lossless = true;
-    save("webp", "c" + n + "-lossless.webp", encode_image(image, ImageFormat::kWebp, lossless));
-    save("tiff", "c" + n + ".tif", encode_image(image, ImageFormat::kTiff, {}, meta));
-    save("tiff", "c" + n + "-16.tif", encode_image(pattern16(7, 5, c), ImageFormat::kTiff));
-    save("bmp", "c" + n + ".bmp", encode_image(image, ImageFormat::kBmp, {}, meta));
-    save("tga", "c" + n + ".tga", encode_image(image, ImageFormat::kTga));
-    save("pnm", "c" + n + ".pnm", encode_image(image, ImageFormat::kPnm));
-    save("pnm", "c" + n + "-16.pnm", encode_image(pattern16(7, 5, c), ImageFormat::kPnm));
+    save("webp", "c" + std::to_string(c) + "-lossless.webp",
+         encode_image(pattern(13, 9, c), ImageFormat::kWebp, lossless));
   }
-  for (const auto& [w, name] : std::vector<std::pair<int, std::string>>{{5, "flat"}, {40, "rle"}}) {
-    ImageF hdr = make_raster<float>(w, 4, 3);
-    for (std::size_t i = 0; i < hdr.pixels.size(); ++i)
-      hdr.pixels[i] = static_cast<float>(i % 11) * 0.3f;
-    save("hdr", name + ".hdr", encode_image(hdr, ImageFormat::kHdr));
-  }
+  // Too narrow for run-length scanlines.
+  save("hdr", "flat.hdr", encode_image(pattern_float(5, 4, 3), ImageFormat::kHdr));
   save("pnm", "p1.pbm", text("P1\n# bits\n3 2\n1 0 1\n0 1 0\n"));
   save("pnm", "p2.pgm", text("P2 2 2 1000 0 500 999 1000\n"));
   save("pnm", "p3.ppm", text("P3 1 1 255 1 2 3\n"));

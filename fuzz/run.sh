@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# run.sh SECONDS [TARGET...] — runs each fuzz target (default: all) for SECONDS on its corpus
-# (FUZZ_OUT/corpus/TARGET, seeded by gpublur_fuzz_seeds and by tests/crashers), two at a time.
+# run.sh SECONDS [TARGET...] — runs each fuzz target (default: all that `fuzz_decoder --targets`
+# lists) for SECONDS on its corpus (FUZZ_OUT/corpus/TARGET, seeded by gpublur_fuzz_seeds and by
+# tests/crashers), two at a time.
 # Fails, naming the input, if a target crashes, hangs (10 s an input), or allocates more than
 # 1 GiB at once. A long run, e.g. half an hour each: fuzz/run.sh 1800
 # FUZZ_OUT (default build/fuzz) holds the targets, corpora, logs and findings; GPUBLUR_FUZZ_SEEDS
@@ -11,10 +12,10 @@ cd "$(dirname "$0")/.."
 seconds=${1:?usage: fuzz/run.sh SECONDS [TARGET...]}
 shift
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(png jpeg webp tiff gif bmp tga pnm hdr psd read cache exif)
 command -v "${CXX_FUZZ:-clang++-14}" >/dev/null || { echo "fuzz: ${CXX_FUZZ:-clang++-14} not found"; exit 77; }
 out=${FUZZ_OUT:-build/fuzz}
 bash fuzz/build.sh "$out" >/dev/null || exit 1
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <("$out/cmake/fuzz_decoder" --targets)
 seeds=${GPUBLUR_FUZZ_SEEDS:-build/ci/gpublur_fuzz_seeds}
 if [ ! -x "$seeds" ]; then
   cmake --preset ci >/dev/null && cmake --build --preset ci --target gpublur_fuzz_seeds >/dev/null || exit 1

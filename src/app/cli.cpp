@@ -15,6 +15,7 @@
 #include "base/version.hpp"
 #include "batch/job_plan.hpp"
 #include "batch/shard.hpp"
+#include "codecs/codec_registry.hpp"
 #include "codecs/encode_options.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_format.hpp"
@@ -65,14 +66,9 @@ Outputs:
   written through (its target replaced so, the link kept); a character device (/dev/null) or FIFO
   is written into; block devices and sockets are refused. An output that is its own input is
   refused (exit 2).
+)";
 
-Formats:
-  Read (by content, not name): PNG, JPEG, WebP, TIFF, BMP, TGA, PNM/PAM, Radiance HDR, GIF
-  (first frame), PSD (composite). Written (by extension, or --format): .png .jpg .webp .tif .bmp
-  .tga .pnm/.ppm/.pgm/.pam .hdr. '-' as input reads stdin; as output writes stdout (needs
-  --format).
-
-Metadata:
+constexpr const char* kLastHelp = R"(Metadata:
   ICC profiles, EXIF, XMP and pixel density are copied to the output where its format holds
   them (--verbose says what was not kept); --strip writes none.
 
@@ -103,6 +99,43 @@ Examples:
   gpublur in.png out.png --size 7 --target ptx --dump-ptx kernel.ptx
   gpublur --arch sm_90 --size 7 --sigma 1.5 --dump-ptx -      (no image or GPU needed)
 )";
+
+// `text` as lines of at most 96 columns, each indented by two spaces, as the help's other
+// paragraphs are wrapped by hand.
+std::string wrapped(const std::string& text) {
+  std::istringstream words(text);
+  std::string out, line, word;
+  while (words >> word) {
+    if (!line.empty() && line.size() + 1 + word.size() > 96) out += line + "\n", line.clear();
+    line += (line.empty() ? "  " : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+// "Formats:", from the codecs' registry: what is read, and what written.
+std::string formats_help() {
+  std::string reads, writes;
+  for (const Codec& codec : codecs()) {
+    reads +=
+        (reads.empty() ? "" : ", ") + std::string(codec.reads.empty() ? codec.label : codec.reads);
+    if (!codec.traits.writable) continue;
+    writes += (writes.empty() ? "" : " ") +
+              std::string(codec.writes.empty() ? default_extension(codec.format) : codec.writes);
+  }
+  return "Formats:\n" + wrapped("Read (by content, not name): " + reads +
+                                ". Written (by extension, or --format): " + writes +
+                                ". '-' as input reads stdin; as output writes stdout (needs "
+                                "--format).");
+}
+
+// "png, jpg, webp, ...": the extensions --format takes, one per format written.
+std::string writable_names() {
+  std::string s;
+  for (const ImageFormat format : formats_where(&FormatTraits::writable)) {
+    s += (s.empty() ? "" : ", ") + std::string(default_extension(format).substr(1));
+  }
+  return s;
+}
 
 // Values that are checked after parsing (they need each other, or a hint), as given.
 struct Given {
@@ -159,8 +192,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
   app.add_option("--from-list", r.batch.from_list,
                  "Also blur the files FILE lists, one path a line ('-': read the list from stdin)");
   app.add_option("--format", g.format,
-                 "Write every output in this format (png, jpg, webp, tif, bmp, tga, pnm, hdr); "
-                 "default: each input's own (needed to write to stdout)");
+                 "Write every output in this format (" + writable_names() +
+                     "); default: each input's own (needed to write to stdout)");
   app.add_flag("--skip-existing", r.skip_existing,
                "Leave alone outputs that exist (whole: outputs are written atomically), to resume "
                "an interrupted batch");
@@ -175,10 +208,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
       "--devices", g.devices,
       "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
   app.add_option("--processes", r.processes,
-                 "Split a batch over this many processes (each a share of the files and cores; "
-                 "each GPU of --devices in turn); 0 (default): one per GPU where nvJPEG decodes "
-                 "the batch's JPEGs on several GPUs, whose decoder works one GPU at a time in a "
-                 "process, else one")
+                 "Split a batch over this many processes, each with a share of the files and "
+                 "cores and the GPUs of --devices in turn (default: one)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--shard", g.shard,
                  "Blur only part K of N (K/N, 0-based) of the batch: its files sorted by path, "
@@ -380,7 +411,7 @@ ParseResult parse_command_line(int argc, const char* const* argv, std::ostream& 
   define_batch_options(app, r, g);
   define_output_options(app, r, g);
   app.add_flag("--version", version, "Print gpublur, NVRTC and driver versions and the GPU");
-  app.footer(operation_help() + "\n" + kMoreHelp);
+  app.footer(operation_help() + "\n" + kMoreHelp + "\n" + formats_help() + "\n" + kLastHelp);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

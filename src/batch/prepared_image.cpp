@@ -41,17 +41,20 @@ PreparedImage prepare_image(DecodedImage&& d, const BlurParameters& parameters,
     d.image = to_8_bit(d.imagef);
     d.imagef = ImageF{};
     d.bits = 8;
-    r.warning = "HDR input reduced to 8 bits (gamma 2.2, clamped); write .hdr to keep it";
+    r.warning = "HDR input reduced to 8 bits (gamma 2.2, clamped); write " +
+                extensions_where(&FormatTraits::floating_point) + " to keep it";
   } else if (traits.floating_point) {
+    const std::string label(format_label(output));
     throw UsageError((d.bits == 8 ? "an 8" : "a " + std::to_string(d.bits)) +
-                     "-bit image cannot be written as .hdr; HDR output needs HDR input");
+                     "-bit image cannot be written as " + std::string(default_extension(output)) +
+                     "; " + label + " output needs " + label + " input");
   }
   if (d.bits == 16 && !traits.sixteen_bit) {
     d.image = to_8_bit(d.image16);
     d.image16 = Image16{};
     d.bits = 8;
-    r.notes.push_back("16-bit input converted to 8 bits: " + name +
-                      " holds 8 (PNG, TIFF and PNM keep 16)");
+    r.notes.push_back("16-bit input converted to 8 bits: " + name + " holds 8 (" +
+                      labels_where(&FormatTraits::sixteen_bit) + " keep 16)");
   }
   const int channels = d.bits == 16 ? d.image16.channels : d.image.channels;
   const bool has_alpha = channels == 2 || channels == 4;

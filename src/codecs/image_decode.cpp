@@ -12,16 +12,7 @@
 #include "base/errors.hpp"
 #include "base/stop_signals.hpp"
 #include "base/utf8.hpp"
-#include "codecs/bmp_codec.hpp"
-#include "codecs/gif_decode.hpp"
-#include "codecs/hdr_codec.hpp"
-#include "codecs/jpeg_codec.hpp"
-#include "codecs/png_decode.hpp"
-#include "codecs/pnm_codec.hpp"
-#include "codecs/psd_decode.hpp"
-#include "codecs/tga_codec.hpp"
-#include "codecs/tiff_codec.hpp"
-#include "codecs/webp_codec.hpp"
+#include "codecs/codec_registry.hpp"
 
 namespace gpublur {
 namespace {
@@ -68,8 +59,10 @@ std::size_t read_up_to(int fd, std::uint8_t* out, std::size_t size, const std::s
 }
 
 [[noreturn]] void not_an_image(const std::string& name) {
-  cannot_read(name,
-              "not an image gpublur reads (PNG, JPEG, WebP, TIFF, BMP, TGA, PNM, HDR, GIF, PSD)");
+  std::string labels;
+  for (const Codec& codec : codecs())
+    labels += (labels.empty() ? "" : ", ") + std::string(codec.label);
+  cannot_read(name, "not an image gpublur reads (" + labels + ")");
 }
 
 // Appends the rest of a stream to `bytes`, refusing it past `cap` bytes in all. The pieces are
@@ -178,41 +171,13 @@ DecodedImage decode_image(const std::vector<std::uint8_t>& bytes, const std::str
   if (bytes.empty()) cannot_read(name, "file is empty");
   const std::optional<ImageFormat> format = sniff_format(bytes.data(), bytes.size(), name);
   if (!format) not_an_image(name);
-  const std::uint8_t* data = bytes.data();
-  const std::size_t size = bytes.size();
   try {
-    switch (*format) {
-      case ImageFormat::kPng:
-        return decode_png(data, size, limits);
-      case ImageFormat::kJpeg: {
-        ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
-        DecodedImage image = decode_jpeg(data, size, limits, &subsampling);
-        image.subsampling = subsampling;
-        return image;
-      }
-      case ImageFormat::kWebp:
-        return decode_webp(data, size, limits);
-      case ImageFormat::kTiff:
-        return decode_tiff(data, size, limits);
-      case ImageFormat::kBmp:
-        return decode_bmp(data, size, limits);
-      case ImageFormat::kTga:
-        return decode_tga(data, size, limits);
-      case ImageFormat::kPnm:
-        return decode_pnm(data, size, limits);
-      case ImageFormat::kHdr:
-        return decode_hdr(data, size, limits);
-      case ImageFormat::kGif:
-        return decode_gif(data, size, limits);
-      case ImageFormat::kPsd:
-        return decode_psd(data, size, limits);
-    }
+    return codec_of(*format).decode(bytes.data(), bytes.size(), limits);
   } catch (const IoError& e) {
     cannot_read(name, printable(e.what()));
   } catch (const std::bad_alloc&) {
     cannot_read(name, "out of memory decoding it");
   }
-  cannot_read(name, "unknown format");
 }
 
 DecodedImage read_image(const std::string& path, const DecodeLimits& limits) {

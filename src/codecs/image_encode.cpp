@@ -1,4 +1,5 @@
-// image_encode.cpp — dispatch to the format's encoder, conversions, atomic writes.
+// image_encode.cpp — the encoder of the format's row (codec_registry.hpp), conversions, atomic
+// writes.
 #include "codecs/image_encode.hpp"
 
 #include <algorithm>
@@ -7,23 +8,12 @@
 
 #include "base/atomic_file.hpp"
 #include "base/errors.hpp"
-#include "codecs/bmp_codec.hpp"
+#include "codecs/codec_registry.hpp"
 #include "codecs/exif_tiff.hpp"
-#include "codecs/hdr_codec.hpp"
-#include "codecs/jpeg_codec.hpp"
 #include "codecs/jpeg_markers.hpp"
-#include "codecs/png_encode.hpp"
-#include "codecs/pnm_codec.hpp"
-#include "codecs/tga_codec.hpp"
-#include "codecs/tiff_codec.hpp"
-#include "codecs/webp_codec.hpp"
 
 namespace gpublur {
 namespace {
-
-[[noreturn]] void cannot_hold(ImageFormat format, const char* what) {
-  throw UsageError(std::string(format_name(format)) + " cannot hold " + what);
-}
 
 ImageFormat format_of_path(const std::string& path) {
   const std::optional<ImageFormat> format = format_for_path(path);
@@ -34,62 +24,59 @@ ImageFormat format_of_path(const std::string& path) {
   return *format;
 }
 
+// Why `codec` has no encoder for samples of `Sample`.
+template <typename Sample>
+[[noreturn]] void cannot_encode(const Codec& codec) {
+  const std::string name(codec.name);
+  if constexpr (std::is_same_v<Sample, std::uint8_t>) {
+    if (!codec.traits.writable) {
+      throw UsageError("gpublur does not write " + name + "; use " + writable_extensions());
+    }
+    const std::string label(codec.label);
+    throw UsageError("an 8-bit image cannot be written as " +
+                     std::string(default_extension(codec.format)) + "; " + label +
+                     " output needs " + label + " input");
+  } else if constexpr (std::is_same_v<Sample, std::uint16_t>) {
+    throw UsageError(name + " cannot hold 16-bit samples; use " +
+                     extensions_where(&FormatTraits::sixteen_bit) + ", or convert to 8 bits");
+  } else {
+    throw UsageError(name + " cannot hold floating-point samples; use " +
+                     extensions_where(&FormatTraits::floating_point));
+  }
+}
+
+template <typename Sample>
+std::vector<std::uint8_t> encode_any(const Raster<Sample>& image, ImageFormat format,
+                                     const EncodeOptions& options, const Metadata& metadata) {
+  const Codec& codec = codec_of(format);
+  const auto encode = codec.encoder<Sample>().encode;
+  if (!encode) cannot_encode<Sample>(codec);
+  return encode(image, options, metadata);
+}
+
 }  // namespace
 
 std::vector<std::uint8_t> encode_image(const Image& image, ImageFormat format,
                                        const EncodeOptions& options, const Metadata& metadata) {
-  switch (format) {
-    case ImageFormat::kPng:
-      return encode_png(image, options.png_level, metadata);
-    case ImageFormat::kJpeg:
-      return encode_jpeg(image, options.jpeg_quality, options.jpeg_subsampling, metadata);
-    case ImageFormat::kWebp:
-      return encode_webp(image, options.webp_quality, options.webp_lossless, metadata);
-    case ImageFormat::kTiff:
-      return encode_tiff(image, metadata);
-    case ImageFormat::kBmp:
-      return encode_bmp(image, metadata);
-    case ImageFormat::kTga:
-      return encode_tga(image);
-    case ImageFormat::kPnm:
-      return encode_pnm(image);
-    case ImageFormat::kHdr:
-      throw UsageError("an 8-bit image cannot be written as .hdr; HDR output needs HDR input");
-    case ImageFormat::kGif:
-    case ImageFormat::kPsd:
-      break;
-  }
-  throw UsageError(std::string("gpublur does not write ") + std::string(format_name(format)) +
-                   "; use " + writable_extensions());
+  return encode_any(image, format, options, metadata);
 }
 
 std::vector<std::uint8_t> encode_image(const Image16& image, ImageFormat format,
                                        const EncodeOptions& options, const Metadata& metadata) {
-  switch (format) {
-    case ImageFormat::kPng:
-      return encode_png(image, options.png_level, metadata);
-    case ImageFormat::kTiff:
-      return encode_tiff(image, metadata);
-    case ImageFormat::kPnm:
-      return encode_pnm(image);
-    default:
-      cannot_hold(format, "16-bit samples; use .png, .tif or .pnm, or convert to 8 bits");
-  }
+  return encode_any(image, format, options, metadata);
 }
 
 std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
-                                       const EncodeOptions&, const Metadata&) {
-  if (format != ImageFormat::kHdr) cannot_hold(format, "floating-point samples; use .hdr");
-  return encode_hdr(image);
+                                       const EncodeOptions& options, const Metadata& metadata) {
+  return encode_any(image, format, options, metadata);
 }
 
 template <typename Sample>
 std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
                                                  const EncodeOptions& options,
                                                  const Metadata& metadata) {
-  if constexpr (!std::is_same_v<Sample, float>) {
-    if (format == ImageFormat::kPng)
-      return encode_png(std::move(image), options.png_level, metadata);
+  if (const auto consume = codec_of(format).encoder<Sample>().consume) {
+    return consume(std::move(image), options, metadata);
   }
   std::vector<std::uint8_t> bytes = encode_image(image, format, options, metadata);
   image = Raster<Sample>{};
@@ -105,7 +92,8 @@ std::vector<std::uint8_t> encode_for_path(const Raster<Sample>& image, const std
 template <typename Sample>
 void write_image(const Raster<Sample>& image, const std::string& path, const EncodeOptions& options,
                  const Metadata& metadata) {
-  write_file_atomically(path, encode_for_path(image, path, options, metadata), Durability::kRenamed);
+  write_file_atomically(path, encode_for_path(image, path, options, metadata),
+                        Durability::kRenamed);
 }
 
 #define GPUBLUR_INSTANTIATE(Sample)                                                             \

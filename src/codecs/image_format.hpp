@@ -1,6 +1,6 @@
 // image_format.hpp — the file formats gpublur reads and writes: their names, extensions, what
 // their content starts with, and what each can hold (16-bit or floating-point samples, alpha,
-// metadata). Pure; thread-safe.
+// metadata), answered from the codecs' registry (codec_registry.hpp). Pure; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -8,30 +8,19 @@
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "base/name_table.hpp"
+#include <vector>
 
 namespace gpublur {
 
 enum class ImageFormat { kPng, kJpeg, kWebp, kTiff, kBmp, kTga, kPnm, kHdr, kGif, kPsd };
 
-/// The formats' names, as --format takes them and messages print them.
-inline constexpr NameTable<ImageFormat, 10> kFormatNames{{{
-    {ImageFormat::kPng, "png"},
-    {ImageFormat::kJpeg, "jpeg"},
-    {ImageFormat::kWebp, "webp"},
-    {ImageFormat::kTiff, "tiff"},
-    {ImageFormat::kBmp, "bmp"},
-    {ImageFormat::kTga, "tga"},
-    {ImageFormat::kPnm, "pnm"},
-    {ImageFormat::kHdr, "hdr"},
-    {ImageFormat::kGif, "gif"},
-    {ImageFormat::kPsd, "psd"},
-}}};
+/// The format's name, as --format takes it and messages and --json print it: "png", "jpeg", ...
+std::string_view format_name(ImageFormat format);
 
-inline std::string_view format_name(ImageFormat format) { return kFormatNames.name(format); }
+/// How lists for people name it: "PNG", "JPEG", "WebP", ...
+std::string_view format_label(ImageFormat format);
 
-/// What a format can hold, and whether gpublur writes it.
+/// What a format can hold, and whether gpublur writes it (and at which depths).
 struct FormatTraits {
   bool writable = false;
   bool sixteen_bit = false;     // keeps 16-bit samples
@@ -57,6 +46,16 @@ std::string_view default_extension(ImageFormat format);
 
 /// The formats gpublur writes, for messages: ".png, .jpg, ...".
 std::string writable_extensions();
+
+/// The formats of which `trait` holds, in the registry's order: formats_where(
+/// &FormatTraits::sixteen_bit) are those that keep 16-bit samples.
+std::vector<ImageFormat> formats_where(bool FormatTraits::*trait);
+
+/// Their extensions, as a message offers them: ".png, .tif or .pnm".
+std::string extensions_where(bool FormatTraits::*trait);
+
+/// Their labels, as a message names them together: "PNG, TIFF and PNM".
+std::string labels_where(bool FormatTraits::*trait);
 
 /// The format `bytes` hold, from their first bytes (TGA, which has no signature, from its header
 /// and the path's extension); nullopt when they look like no format gpublur reads.
