@@ -213,8 +213,7 @@ bool exact_numbers(const Exact& e, const Precision& p, IntegerMatrix<Tap>& q) {
 // and only where the error bound (n max + 1) 2^-(F+1) is below 1/2 (else UsageError).
 template <typename Tap>
 void fixed_numbers(const std::vector<double>& c, double offset, const Precision& p,
-                   IntegerMatrix<Tap>& q, const std::string& exact_why) {
-  std::string why = exact_why;
+                   IntegerMatrix<Tap>& q, const std::string& why) {
   for (int f = 40; f >= 0; --f) {
     const double unit = std::ldexp(1.0, f);
     Int128 sum_abs = 0;
