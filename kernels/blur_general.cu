@@ -1,14 +1,17 @@
-// blur_general.cu — the blur for what the 8-bit fast kernels do not cover: 16-bit samples,
-// floating point (HDR) and premultiplied alpha, in two launches through a global intermediate:
+// blur_general.cu — the separable filter for what the 8-bit fast kernels do not cover: 16-bit
+// samples, floating point (HDR), premultiplied alpha, a convolution matrix of rank one (its column
+// and row as the taps, signed) and the unsharp mask (the Gaussian's taps, a finish that sees the
+// input pixel), in two launches through a global intermediate:
 //
 //  1. gb_vertical_kernel: one thread per pixel (all its channels) sums the column through it,
 //     finished by the policy, into a pitched buffer of Policy::Mid values;
 //  2. gb_horizontal_kernel: one thread per pixel sums its row of intermediates and finishes the
-//     pixel (rounding, or un-premultiplying, which needs the pixel's alpha sum).
+//     pixel (rounding, or un-premultiplying, which needs the pixel's alpha sum; with
+//     GB_FINISH_NUMBERS, the policy's finish with those numbers and the input pixel).
 //
 // The arithmetic is kernels/arithmetic.cuh, the very source the CPU blur compiles. codegen emits:
-// prelude (GB_POLICY, taps as Policy::Tap literals, the border pixel), common.cuh,
-// arithmetic.cuh, this file.
+// prelude (GB_POLICY, taps as Policy::Tap literals, the border pixel; for the matrix and the
+// unsharp mask GB_FINISH_NUMBERS and GB_KEEP_ALPHA), common.cuh, arithmetic.cuh, this file.
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
@@ -36,6 +39,21 @@ __constant__ Sample border_pixel[4] = GB_BORDER_PIXEL;
 template <typename T>
 __device__ __forceinline__ const T* row_of(const unsigned char* base, int pitch, int y) {
   return reinterpret_cast<const T*>(base + static_cast<size_t>(y) * pitch);
+}
+
+#ifdef GB_FINISH_NUMBERS
+__constant__ Policy::Numbers finish_numbers = GB_FINISH_NUMBERS;
+#endif
+
+// The pixel's sums into its output samples: the blur's finish, or the matrix's and the unsharp
+// mask's, which see the input pixel and their numbers.
+__device__ __forceinline__ void finish_pixel(const Sum* sum, const Sample* in, Sample* out) {
+#ifdef GB_FINISH_NUMBERS
+  Policy::finish(sum, in, out, kChannels, GB_KEEP_ALPHA, finish_numbers);
+#else
+  (void)in;
+  Policy::finish(sum, out, kChannels);
+#endif
 }
 
 }  // namespace gb
@@ -66,10 +84,12 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
 
 extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     gb_horizontal_kernel(const unsigned char* __restrict__ mid, int mid_pitch,
-                         unsigned char* __restrict__ out, int out_pitch, int width, int height) {
+                         unsigned char* __restrict__ out, int out_pitch, int width, int height,
+                         const unsigned char* __restrict__ in, int in_pitch) {
   using namespace gb;
   mid = layer_image(mid, mid_pitch, height);
   out = layer_image(out, out_pitch, height);
+  in = layer_image(in, in_pitch, height);
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y;
   if (x >= width || y >= height) return;
@@ -93,5 +113,5 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     }
   }
   Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
-  Policy::finish(sum, dst, kChannels);
+  finish_pixel(sum, row_of<Sample>(in, in_pitch, y) + x * kChannels, dst);
 }

@@ -148,6 +148,17 @@ KernelSchedule wide_schedule(const FilterSpec& spec) {
   return s;
 }
 
+// A block of 32 x 8 threads, one output pixel each (all its channels): the tile kDense loads with
+// the matrix's reach around it stays under 48 KiB of shared memory up to 31x31 RGBA floats.
+KernelSchedule dense_schedule() {
+  KernelSchedule s;
+  s.variant = KernelVariant::kDense;
+  s.tile_w = 32;  // pixels
+  s.tile_h = 8;
+  s.block_threads = s.tile_w * s.tile_h;
+  return s;
+}
+
 // One thread per pixel (kGeneral: all its channels; kNaive: per output byte), one block row per
 // image row.
 KernelSchedule row_schedule(KernelVariant variant) {
@@ -160,11 +171,32 @@ KernelSchedule row_schedule(KernelVariant variant) {
 
 }  // namespace
 
+bool separable_matrix(const FilterSpec& spec, SampleFormat format) {
+  if (spec.operation != Operation::kMatrix) return false;
+  switch (format) {
+    case SampleFormat::k8:
+      return spec.matrix.q8.separable();
+    case SampleFormat::k16:
+      return spec.matrix.q16.separable();
+    case SampleFormat::kFloat:
+      return spec.matrix.real.separable();
+  }
+  return false;
+}
+
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format, int arch, ChannelLayout layout) {
-  // The matrix's and the unsharp mask's kernels are not written yet: no schedule, so the GPU path
-  // refuses them (--device gpu, --dump-source) or leaves them to the CPU (--device auto).
-  if (spec.operation != Operation::kGaussian) return std::nullopt;
+  const bool automatic = requested == KernelVariant::kAuto;
+  if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
+    if (!automatic && requested != KernelVariant::kDense) return std::nullopt;
+    return dense_schedule();
+  }
+  if (requested == KernelVariant::kDense) return std::nullopt;
+  // The unsharp mask's finish and a matrix's signed taps are kGeneral's policies alone.
+  if (spec.operation != Operation::kGaussian) {
+    if (!automatic && requested != KernelVariant::kGeneral) return std::nullopt;
+    return row_schedule(KernelVariant::kGeneral);
+  }
   if (format != SampleFormat::k8 || spec.premultiplied) {
     if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
       return std::nullopt;
@@ -175,6 +207,8 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
     case KernelVariant::kGeneral:
     case KernelVariant::kNaive:
       return row_schedule(requested);
+    case KernelVariant::kDense:
+      return std::nullopt;
     case KernelVariant::kWide:
       return wide_schedule(spec);
     case KernelVariant::kMma:
@@ -192,11 +226,23 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
 KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, SampleFormat format,
                                int arch, ChannelLayout layout) {
   if (auto found = find_schedule(spec, requested, format, arch, layout)) return *found;
+  const std::string kernel = "--kernel " + std::string(variant_name(requested));
+  if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
+    throw UsageError(kernel + " cannot run this matrix: it is not of rank one, so it takes "
+                     "--kernel dense (or auto)");
+  }
+  if (requested == KernelVariant::kDense) {
+    throw UsageError(std::string("--kernel dense runs a convolution matrix that is not of rank ") +
+                     "one; " +
+                     (spec.operation == Operation::kMatrix
+                          ? "this matrix is of rank one, so it takes --kernel general (or auto)"
+                          : "the Gaussian and the unsharp mask take the others (--kernel auto)"));
+  }
   if (spec.operation != Operation::kGaussian) {
-    const std::string flag = "--" + std::string(kOperationNames.name(spec.operation));
-    throw UsageError("the GPU has no kernel for " + flag +
-                     " yet; it runs on the CPU (leave out "
-                     "--device gpu, --dump-ptx and --dump-source)");
+    throw UsageError(kernel + " runs the Gaussian only; " +
+                     (spec.operation == Operation::kMatrix ? "a matrix of rank one"
+                                                           : "the unsharp mask") +
+                     " takes --kernel general (or auto)");
   }
   if (format != SampleFormat::k8 || spec.premultiplied) {
     throw UsageError("--kernel " + std::string(variant_name(requested)) +

@@ -20,16 +20,19 @@ enum class KernelVariant {
   kWide,     // kernels/blur_wide.cu: any radius, taps from constant memory
   kNaive,    // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
   kGeneral,  // kernels/blur_general.cu: two launches, any sample type, premultiplied alpha
+  kDense,    // kernels/matrix_dense.cu: a convolution matrix not of rank one, one 2-D pass
 };
 
-inline constexpr NameTable<KernelVariant, 6> kVariantNames{{{
+inline constexpr NameTable<KernelVariant, 7> kVariantNames{{{
     {KernelVariant::kAuto, "auto", "the fastest that applies"},
     {KernelVariant::kMma, "mma", "tensor cores, sm_80 and later"},
     {KernelVariant::kTiled, "tiled", "register strips, radius up to 32"},
     {KernelVariant::kWide, "wide", "any radius"},
     {KernelVariant::kNaive, "naive", "the seed's 2-D loop, the benchmark's baseline"},
     {KernelVariant::kGeneral, "general",
-     "two passes; the one for 16-bit, HDR and premultiplied blurs"},
+     "two passes; the one for 16-bit, HDR and premultiplied blurs, a matrix of rank one and "
+     "the unsharp mask"},
+    {KernelVariant::kDense, "dense", "one 2-D pass; the one for a matrix not of rank one"},
 }}};
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
@@ -37,6 +40,10 @@ inline std::string_view variant_name(KernelVariant variant) { return kVariantNam
 /// The samples a kernel reads and writes. Only 8-bit straight blurs have the fast variants;
 /// 16-bit, floating-point and premultiplied blurs take kGeneral.
 enum class SampleFormat { k8, k16, kFloat };
+
+/// Whether `spec` is a convolution matrix of rank one at `format`'s precision: two 1-D passes
+/// (kGeneral), as the CPU twin runs it; a matrix that is not runs as kDense.
+bool separable_matrix(const FilterSpec& spec, SampleFormat format);
 
 /// How the tensor-core kernel takes an image of several channels: its interleaved rows at once
 /// (taps C bytes apart), or one plane per channel (kAuto: planes where its horizontal products
@@ -78,9 +85,9 @@ struct KernelSchedule {
 
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
-/// variant that can; nullopt only for an operation whose kernels are not written yet (the matrix
-/// and the unsharp mask, for now: the CPU twin runs them). `layout` applies to the tensor-core
-/// kernel of more than one channel (kAuto: the faster for the spec).
+/// variant that can (never nullopt). The Gaussian may take any variant; the unsharp mask and a
+/// matrix of rank one take kGeneral, a matrix not of rank one kDense. `layout` applies to the
+/// tensor-core kernel of more than one channel (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,
                                             ChannelLayout layout = ChannelLayout::kAuto);

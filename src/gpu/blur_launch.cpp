@@ -61,7 +61,9 @@ void launch_blur(const GeneratedKernel& kernel, const BlurFunctions& functions,
     DeviceImage mid{scratch, static_cast<int>(general_mid_pitch(kernel, width))};
     void* vertical_args[] = {&in.pointer, &in.pitch, &mid.pointer, &mid.pitch, &w, &h};
     launch(functions.blur, dims, stream, vertical_args, "vertical pass");
-    void* horizontal_args[] = {&mid.pointer, &mid.pitch, &out.pointer, &out.pitch, &w, &h};
+    // The input again: the matrix's and the unsharp mask's finish see the input pixel.
+    void* horizontal_args[] = {&mid.pointer, &mid.pitch, &out.pointer, &out.pitch,
+                               &w,           &h,         &in.pointer,  &in.pitch};
     launch(functions.horizontal, dims, stream, horizontal_args, "horizontal pass");
     return;
   }

@@ -12,6 +12,7 @@
 #include "codegen/codegen.hpp"
 #include "codegen/embedded_kernels.hpp"
 #include "gpu/blur_launch.hpp"
+#include "ops/blur_parameters.hpp"
 #include "support/reference_blur.hpp"
 
 using namespace gpublur;
@@ -45,6 +46,22 @@ void check_golden(const std::string& name, const std::string& source) {
   CHECK(actual == expected);
 }
 
+// The edge detector, and a 7x7 unsharp mask, as the command line makes their specs.
+FilterSpec edge_matrix_spec(int channels, Border border) {
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text("-1 -1 -1; -1 8 -1; -1 -1 -1");
+  p.border = border;
+  return make_blur_spec(p, channels);
+}
+
+FilterSpec unsharp_spec(int channels) {
+  BlurParameters p = test::make_test_parameters(7, 1.5);
+  p.operation = Operation::kUnsharp;
+  p.unsharp = {1.5, 2};
+  return make_blur_spec(p, channels);
+}
+
 }  // namespace
 
 TEST_CASE("generated source matches the golden files", "[codegen]") {
@@ -59,6 +76,40 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
       "naive_5x5_c1_wrap.cu",
       generate_kernel(test::make_test_spec(5, 1.0, 1, Border::kWrap), KernelVariant::kNaive)
           .source);
+  // The operations beyond the Gaussian: the matrix and the finishing numbers baked in.
+  check_golden("dense_matrix_3x3_c4_reflect101.cu",
+               generate_kernel(edge_matrix_spec(4, Border::kReflect101)).source);
+  check_golden("general_unsharp_7x7_c3_16bit_clamp.cu",
+               generate_kernel(unsharp_spec(3), KernelVariant::kAuto, SampleFormat::k16).source);
+}
+
+TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchanged", "[codegen]") {
+  const GeneratedKernel k = generate_kernel(edge_matrix_spec(3, Border::kClamp));
+  CHECK(k.schedule.variant == KernelVariant::kDense);
+  CHECK(k.entry == "gb_matrix_kernel");
+  CHECK(k.horizontal_entry.empty());
+  CHECK_THAT(k.source, Catch::Contains("#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}\n"));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_POLICY Matrix8\n"));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_RADIUS_X 1\n"));
+  CHECK(k.source.substr(k.source.size() - kMatrixDenseCu.size()) == kMatrixDenseCu);
+  CHECK(blur_scratch_bytes(k, 100, 100) == 0);
+}
+
+TEST_CASE("each operation's kernel is its own: names and sources differ", "[codegen]") {
+  const GeneratedKernel gaussian = generate_kernel(test::make_test_spec(7, 1.5, 3),
+                                                   KernelVariant::kGeneral);
+  const GeneratedKernel unsharp = generate_kernel(unsharp_spec(3));
+  const GeneratedKernel matrix = generate_kernel(edge_matrix_spec(3, Border::kClamp));
+  CHECK(gaussian.name != unsharp.name);
+  CHECK(unsharp.name != matrix.name);
+  CHECK_THAT(prelude_of(unsharp.source), Catch::Contains("#define GB_FINISH_NUMBERS {"));
+  CHECK_THAT(prelude_of(gaussian.source), !Catch::Contains("GB_FINISH_NUMBERS"));
+  CHECK(unsharp.schedule.variant == KernelVariant::kGeneral);
+  // Asked for a kernel that cannot run it: a usage error naming the one that can.
+  CHECK_THROWS_WITH(generate_kernel(edge_matrix_spec(3, Border::kClamp), KernelVariant::kMma),
+                    Catch::Contains("--kernel dense"));
+  CHECK_THROWS_WITH(generate_kernel(unsharp_spec(3), KernelVariant::kDense),
+                    Catch::Contains("--kernel auto"));
 }
 
 TEST_CASE("the kernel's files follow the prelude unchanged", "[codegen]") {

@@ -8,6 +8,7 @@
 #include "base/errors.hpp"
 #include "codegen/codegen.hpp"
 #include "jit/nvrtc.hpp"
+#include "ops/blur_parameters.hpp"
 #include "support/reference_blur.hpp"
 
 using namespace gpublur;
@@ -140,5 +141,49 @@ TEST_CASE("the general kernel compiles for every sample format and alpha mode", 
   CHECK_THAT(ptx.ptx, Catch::Contains(".entry gb_horizontal_kernel("));
   if (format == SampleFormat::kFloat) {  // explicitly rounded: never a fused multiply-add
     CHECK_THAT(ptx.ptx, !Catch::Contains("fma.rn.f64"));
+  }
+}
+
+TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample format",
+          "[nvrtc]") {
+  const auto [text, channels, straight, border] = GENERATE(
+      table<const char*, int, bool, Border>({{"-1 -1 -1; -1 8 -1; -1 -1 -1", 3, false, Border::kClamp},
+                                             {"0.5 1 0.5; 1 -2.25 1; 0.5 1 0.5", 4, false, Border::kConstant},
+                                             {"-1 0 1; -2 0 2; -1 0 1", 2, true, Border::kWrap},
+                                             {"", 4, false, Border::kReflect101},
+                                             {"", 1, true, Border::kReflect}}));
+  const SampleFormat format = GENERATE(SampleFormat::k8, SampleFormat::k16, SampleFormat::kFloat);
+  CAPTURE(text, channels, straight, border_name(border), static_cast<int>(format));
+  BlurParameters p = test::make_test_parameters(9, 2.0);
+  p.operation = *text ? Operation::kMatrix : Operation::kUnsharp;
+  if (*text) p.matrix = parse_matrix_text(text);
+  p.unsharp = {2.0, 1.5};
+  p.border = border;
+  p.border_value = {10, 20, 30, 40};
+  p.alpha = straight ? AlphaMode::kStraight : AlphaMode::kPremultiplied;
+  const FilterSpec spec = make_blur_spec(p, channels);
+  const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
+  const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
+  CHECK(kernel.schedule.variant == (dense ? KernelVariant::kDense : KernelVariant::kGeneral));
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel(" : ".entry gb_horizontal_kernel("));
+  if (format == SampleFormat::kFloat) {  // explicitly rounded: never a fused multiply-add
+    CHECK_THAT(ptx.ptx, !Catch::Contains("fma.rn.f64"));
+  }
+}
+
+TEST_CASE("the largest dense matrix compiles and fits a block's shared memory", "[nvrtc]") {
+  std::string text;
+  for (int j = 0; j < 31; ++j) {
+    for (int i = 0; i < 31; ++i) text += std::to_string((i * 7 + j * 3) % 11 - 5) + " ";
+    text += ";";
+  }
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text(text);
+  const FilterSpec spec = make_blur_spec(p, 4);
+  for (SampleFormat format : {SampleFormat::k8, SampleFormat::kFloat}) {
+    const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kDense, format);
+    CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""}));
   }
 }

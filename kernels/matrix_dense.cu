@@ -1,0 +1,109 @@
+// matrix_dense.cu — a convolution matrix that is not of rank one, in one launch: a block loads
+// its tile of pixels with the matrix's reach around it into shared memory (the border rule
+// applied once per loaded pixel), then each thread sums every weight times the pixel it reaches,
+// the matrix's rows outer and its columns inner (the order the CPU twin and MatrixFloat's
+// roundings follow), and stores through the policy's finish (kernels/arithmetic.cuh's Matrix8,
+// Matrix16, MatrixFloat), the very function the CPU twin stores through.
+//
+// codegen emits: prelude (GB_POLICY, the weights as Policy::Tap literals in GB_MATRIX, the finish
+// numbers GB_FINISH_NUMBERS, GB_KEEP_ALPHA, the border pixel, GB_TILE_W x GB_TILE_H pixels per
+// block of as many threads, one pixel each), common.cuh, arithmetic.cuh, this file.
+#ifndef GB_COMMON_INCLUDED
+#include "common.cuh"
+#endif
+#ifndef GB_ARITHMETIC_INCLUDED
+#include "arithmetic.cuh"
+#endif
+
+#ifndef GB_POLICY
+#define GB_POLICY Matrix8
+#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}
+#define GB_FINISH_NUMBERS {1, 0, 1}
+#define GB_KEEP_ALPHA 0
+#define GB_BORDER_PIXEL {0, 0, 0, 0}
+#define GB_TILE_W 32
+#define GB_TILE_H 8
+#define GB_BLOCK_THREADS 256
+#endif
+
+namespace gb {
+
+typedef gb_arith::GB_POLICY Policy;
+typedef Policy::Sample Sample;
+typedef Policy::Sum Sum;
+
+constexpr int kTileW = GB_TILE_W;  // output pixels per block, across and down
+constexpr int kTileH = GB_TILE_H;
+constexpr int kLoadW = kTileW + 2 * kRadiusX;  // the pixels a block's outputs reach
+constexpr int kLoadH = kTileH + 2 * kRadiusY;
+// Small matrices are unrolled whole, so each weight is an immediate (a zero weight costs
+// nothing); larger ones read the weights from constant memory, one row of the matrix unrolled.
+constexpr bool kUnrollAll = kSizeX * kSizeY <= 121;
+
+__constant__ Policy::Tap matrix_taps[kSizeY * kSizeX] = GB_MATRIX;
+__constant__ Policy::Numbers finish_numbers = GB_FINISH_NUMBERS;
+// The constant border's pixel in the image's own sample scale.
+__constant__ Sample border_pixel[4] = GB_BORDER_PIXEL;
+
+__device__ __forceinline__ Policy::Tap matrix_tap(int n) {
+  if (kUnrollAll) {
+    constexpr Policy::Tap taps[kSizeY * kSizeX] = GB_MATRIX;
+    return taps[n];
+  }
+  return matrix_taps[n];
+}
+
+// The tile's pixels, the border applied: tile[ty][tx] is pixel (x0 + tx - rx, y0 + ty - ry).
+__device__ __forceinline__ void load_tile(Sample* tile, const unsigned char* __restrict__ in,
+                                          int pitch, int x0, int y0, int width, int height) {
+  for (int n = threadIdx.x; n < kLoadW * kLoadH; n += kTileW * kTileH) {
+    const int ty = n / kLoadW;
+    const int tx = n - ty * kLoadW;
+    const int sy = border_index(y0 + ty - kRadiusY, height);
+    const int sx = border_index(x0 + tx - kRadiusX, width);
+    const Sample* pixel =
+        (sy < 0 || sx < 0)
+            ? border_pixel
+            : reinterpret_cast<const Sample*>(in + static_cast<size_t>(sy) * pitch) + sx * kChannels;
+#pragma unroll
+    for (int k = 0; k < kChannels; ++k) tile[n * kChannels + k] = pixel[k];
+  }
+}
+
+}  // namespace gb
+
+extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
+    gb_matrix_kernel(const unsigned char* __restrict__ in, int in_pitch,
+                     unsigned char* __restrict__ out, int out_pitch, int width, int height) {
+  using namespace gb;
+  __shared__ Sample tile[kLoadH * kLoadW * kChannels];
+  in = layer_image(in, in_pitch, height);  // this block's image of a stack
+  out = layer_image(out, out_pitch, height);
+  const int x0 = blockIdx.x * kTileW;
+  const int y0 = blockIdx.y * kTileH;
+  load_tile(tile, in, in_pitch, x0, y0, width, height);
+  __syncthreads();
+  const int tx = threadIdx.x % kTileW;  // this thread's pixel of the tile (a 1-D block)
+  const int ty = threadIdx.x / kTileW;
+  const int x = x0 + tx;
+  const int y = y0 + ty;
+  if (x >= width || y >= height) return;
+  Sum sum[kChannels];
+#pragma unroll
+  for (int k = 0; k < kChannels; ++k) sum[k] = 0;
+#pragma unroll(kUnrollAll ? kSizeY : 1)
+  for (int j = 0; j < kSizeY; ++j) {
+    const Sample* row = tile + ((ty + j) * kLoadW + tx) * kChannels;
+#pragma unroll
+    for (int i = 0; i < kSizeX; ++i) {
+      const Policy::Tap q = matrix_tap(j * kSizeX + i);
+#pragma unroll
+      for (int k = 0; k < kChannels; ++k) {
+        sum[k] = gb_arith::mac(sum[k], q, Policy::prepare(row + i * kChannels, k, kChannels));
+      }
+    }
+  }
+  const Sample* centre = tile + ((ty + kRadiusY) * kLoadW + tx + kRadiusX) * kChannels;
+  Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
+  Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, finish_numbers);
+}
