@@ -5,14 +5,13 @@
 
 #include <cstring>
 #include <fstream>
-#include <future>
-#include <map>
 #include <sstream>
 
 #include "app/run.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "cpu/cpu_blur.hpp"
+#include "gpu/parallel_compiler.hpp"
 #include "gpu/test_gpu.hpp"
 #include "support/parse_args.hpp"
 #include "support/reference_blur.hpp"
@@ -24,26 +23,6 @@ using test::session;
 
 namespace {
 
-// Compiles each distinct (source, target) once, all at the same time (NVRTC is thread-safe).
-class Compiler {
- public:
-  void request(const GeneratedKernel& kernel, Target target) {
-    Key key{kernel.source, target};
-    if (compiled_.count(key)) return;
-    const CompilePlan plan = plan_compile(gpu().arch, target, nvrtc_version());
-    compiled_.emplace(std::move(key), std::async(std::launch::async, [kernel, plan] {
-                                        return compile_kernel(kernel, plan);
-                                      }).share());
-  }
-  const CompiledKernel& get(const GeneratedKernel& kernel, Target target) {
-    return compiled_.at({kernel.source, target}).get();
-  }
-
- private:
-  using Key = std::pair<std::string, Target>;
-  std::map<Key, std::shared_future<CompiledKernel>> compiled_;
-};
-
 template <typename Sample>
 struct GeneralCase {
   Raster<Sample> image;
@@ -53,7 +32,7 @@ struct GeneralCase {
 
 template <typename Sample>
 void require_general_equals_cpu(const std::vector<GeneralCase<Sample>>& cases) {
-  Compiler compiler;
+  test::ParallelCompiler compiler;
   std::vector<GeneratedKernel> kernels;
   for (const auto& c : cases) {
     kernels.push_back(generate_kernel(c.spec, KernelVariant::kGeneral, c.format));

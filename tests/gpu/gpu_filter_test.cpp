@@ -1,0 +1,244 @@
+// gpu_filter_test.cpp — [gpu] the convolution matrix (dense, kernels/matrix_dense.cu; of rank one,
+// blur_general.cu with the matrix's column and row) and the unsharp mask (blur_general.cu with its
+// finish) on the GPU equal the CPU twin byte for byte: every border, 1-4 channels, alpha kept or
+// filtered, 8-bit, 16-bit and HDR, shapes from one pixel to many tiles (4099x2161), from CUBIN
+// and from PTX; and the command line's GPU runs write the CPU's files.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "app/run.hpp"
+#include "codecs/image_encode.hpp"
+#include "cpu/cpu_blur.hpp"
+#include "gpu/parallel_compiler.hpp"
+#include "gpu/test_gpu.hpp"
+#include "ops/blur_parameters.hpp"
+#include "support/parse_args.hpp"
+#include "support/reference_blur.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace gpublur;
+using test::session;
+
+namespace {
+
+const Border kBorders[] = {Border::kClamp, Border::kReflect, Border::kReflect101, Border::kWrap,
+                           Border::kConstant};
+
+// An operation as a test gives it: the parameters for BlurParameters.
+struct Filter {
+  std::string name;
+  BlurParameters parameters;
+};
+
+Filter matrix(const std::string& text, std::optional<Decimal> divisor = {},
+              std::optional<Decimal> offset = {}) {
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text(text);
+  p.matrix.divisor = divisor;
+  p.matrix.offset = offset;
+  return {"--matrix " + text, p};
+}
+
+Filter matrix_of(const std::string& name, const std::vector<std::vector<double>>& rows,
+                 std::optional<Decimal> divisor = {}) {
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = matrix_of_rows(rows);
+  p.matrix.divisor = divisor;
+  return {name, p};
+}
+
+// A dense w x h matrix of small integers, none of rank one.
+Filter random_matrix(int w, int h, std::uint32_t seed) {
+  std::vector<std::vector<double>> rows(static_cast<std::size_t>(h));
+  for (auto& row : rows) {
+    for (int i = 0; i < w; ++i) {
+      seed = seed * 1664525u + 1013904223u;
+      row.push_back(static_cast<double>(static_cast<int>(seed >> 24) % 19 - 9));
+    }
+  }
+  rows[0][0] += 100;  // a minor far from zero: not of rank one
+  return matrix_of("random " + std::to_string(w) + "x" + std::to_string(h), rows);
+}
+
+Filter unsharp(int size, double sigma, double amount, double threshold) {
+  BlurParameters p = test::make_test_parameters(size, sigma);
+  p.operation = Operation::kUnsharp;
+  p.unsharp = {amount, threshold};
+  return {"--unsharp " + std::to_string(amount) + "," + std::to_string(threshold) + " --size " +
+              std::to_string(size),
+          p};
+}
+
+std::vector<Filter> filters() {
+  const double ninth = 1.0 / 9;
+  return {
+      matrix("-1 -1 -1; -1 8 -1; -1 -1 -1"),                                 // dense, edges
+      matrix("1 0 -1 0 1; 0 2 0 2 0; -1 0 4.5 0 -1; 0 2 0 2 0; 1 0 -1 0 1",  // dense, decimals
+             Decimal{25, -1}, Decimal{5, -1}),
+      matrix_of("fixed point", {{ninth, ninth, ninth}, {ninth, -ninth, ninth}, {ninth, ninth, 3.7}},
+                Decimal{1, 0}),                               // dense, fixed point
+      random_matrix(31, 31, 7),                               // dense, the largest
+      random_matrix(9, 3, 8),                                 // dense, anisotropic
+      matrix("-1 0 1; -2 0 2; -1 0 1", {}, Decimal{128, 0}),  // rank one: Sobel
+      matrix("1 4 6 4 1", {}, {}),                            // rank one: one row
+      matrix("1; 2; 3; 2; 1; 0; -1"),                         // rank one: a column
+      unsharp(7, 1.5, 1.0, 0),
+      unsharp(31, 5.0, 2.5, 3),
+      unsharp(3, 0.8, 10.0, 0),
+  };
+}
+
+template <typename Sample>
+Raster<Sample> random_raster(int width, int height, int channels, std::uint32_t seed) {
+  if constexpr (sizeof(Sample) == 1) {
+    return test::random_image(width, height, channels, seed);
+  } else if constexpr (sizeof(Sample) == 2) {
+    return test::random_image16(width, height, channels, seed);
+  } else {  // HDR: values from 0 to about 40, some exactly 0
+    const Image16 base = test::random_image16(width, height, channels, seed);
+    ImageF image = make_raster<float>(width, height, channels);
+    for (std::size_t i = 0; i < image.pixels.size(); ++i) {
+      image.pixels[i] = static_cast<float>(base.pixels[i] % 4096) / 100.0f;
+    }
+    return image;
+  }
+}
+
+template <typename Sample>
+constexpr SampleFormat format_of() {
+  return sizeof(Sample) == 1   ? SampleFormat::k8
+         : sizeof(Sample) == 2 ? SampleFormat::k16
+                               : SampleFormat::kFloat;
+}
+
+struct Case {
+  FilterSpec spec;
+  std::string what;
+  std::vector<std::pair<int, int>> shapes;
+  bool ptx = false;  // also from PTX (every case from CUBIN)
+};
+
+// Every filter x border x channel count (alpha kept under the default, filtered with
+// --alpha straight on four channels), on shapes from one pixel up; the large shape for the
+// smaller filters on three channels, whose CPU twin is quick enough.
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  for (const Filter& filter : filters()) {
+    for (Border border : kBorders) {
+      for (int channels = 1; channels <= 5; ++channels) {
+        BlurParameters p = filter.parameters;
+        p.border = border;
+        p.border_value = {200, 10, 128, 77};
+        if (channels == 5) p.alpha = AlphaMode::kStraight;
+        const int c = std::min(channels, 4);
+        Case k;
+        k.spec = make_blur_spec(p, c);
+        k.what = filter.name + ", " + std::string(border_name(border)) +
+                 (channels == 5 ? ", --alpha straight" : "");
+        k.shapes = {{1, 1}, {13, 42}, {176, 113}};
+        const bool small = p.operation == Operation::kMatrix
+                               ? p.matrix.width * p.matrix.height <= 25
+                               : p.size.x.size <= 7;
+        if (small && c == 3 && border == Border::kReflect101) k.shapes.push_back({4099, 2161});
+        k.ptx = c == 3;
+        all.push_back(std::move(k));
+      }
+    }
+  }
+  return all;
+}
+
+template <typename Sample>
+void require_gpu_equals_cpu() {
+  constexpr SampleFormat format = format_of<Sample>();
+  const std::vector<Case> all = cases();
+  test::ParallelCompiler compiler;
+  std::vector<GeneratedKernel> kernels;
+  for (const Case& c : all) {
+    kernels.push_back(
+        generate_kernel(c.spec, KernelVariant::kAuto, format, test::gpu().arch.number()));
+    compiler.request(kernels.back(), Target::kCubin);
+    if (c.ptx) compiler.request(kernels.back(), Target::kPtx);
+  }
+  std::uint32_t seed = 1;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const Case& c = all[i];
+    for (auto [width, height] : c.shapes) {
+      const Raster<Sample> image = random_raster<Sample>(width, height, c.spec.channels, ++seed);
+      const Raster<Sample> cpu = blur_on_cpu(image, c.spec);
+      for (Target t : {Target::kCubin, Target::kPtx}) {
+        if (t == Target::kPtx && !c.ptx) continue;
+        CAPTURE(c.what, width, height, c.spec.channels, kernels[i].name, target_name(t));
+        const Raster<Sample> out =
+            blur_on_gpu(session(), image, kernels[i], compiler.get(kernels[i], t)).output;
+        REQUIRE(out.pixels.size() == cpu.pixels.size());
+        REQUIRE(std::memcmp(out.pixels.data(), cpu.pixels.data(), cpu.byte_count()) == 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("matrix and unsharp on the GPU == CPU: 8-bit", "[gpu][filter]") {
+  require_gpu_equals_cpu<std::uint8_t>();
+}
+
+TEST_CASE("matrix and unsharp on the GPU == CPU: 16-bit", "[gpu][filter]") {
+  require_gpu_equals_cpu<std::uint16_t>();
+}
+
+TEST_CASE("matrix and unsharp on the GPU == CPU: floating point (HDR)", "[gpu][filter]") {
+  require_gpu_equals_cpu<float>();
+}
+
+TEST_CASE("a dense matrix takes the dense kernel, a rank-one matrix and unsharp the general one",
+          "[gpu][filter]") {
+  const auto variant = [](const Filter& f) {
+    return generate_kernel(make_blur_spec(f.parameters, 3), KernelVariant::kAuto, SampleFormat::k8)
+        .schedule.variant;
+  };
+  CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
+  CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kGeneral);
+  CHECK(variant(unsharp(7, 1.5, 1, 0)) == KernelVariant::kGeneral);
+}
+
+TEST_CASE("the CLI writes the CPU's bytes from the GPU: --matrix and --unsharp", "[gpu][filter]") {
+  const test::TempDir tmp;
+  write_image(test::random_image(301, 97, 4, 3), tmp.file("rgba.png"), {});
+  write_image(test::random_image16(211, 89, 3, 4), tmp.file("rgb16.png"), {});
+  ImageF hdr = make_raster<float>(120, 70, 3);
+  for (std::size_t i = 0; i < hdr.pixels.size(); ++i)
+    hdr.pixels[i] = static_cast<float>(i % 97) / 13.0f;
+  write_image(hdr, tmp.file("glow.hdr"), {});
+  const std::vector<std::vector<std::string>> operations = {
+      {"--matrix", "-1 -1 -1; -1 8 -1; -1 -1 -1"},
+      {"--matrix", "1 2 1; 2 4 2; 1 2 1", "--border", "wrap"},
+      {"--matrix", "0 -1 0; -1 5 -1; 0 -1 0", "--alpha", "straight"},
+      {"--unsharp", "1.5,2", "--size", "9", "--sigma", "2"},
+  };
+  for (const char* input : {"rgba.png", "rgb16.png", "glow.hdr"}) {
+    for (const auto& operation : operations) {
+      CAPTURE(input, operation[1]);
+      const std::string ext = std::string(input).substr(std::string(input).rfind('.'));
+      std::string bytes[2];
+      for (int i = 0; i < 2; ++i) {
+        std::vector<std::string> args{tmp.file(input), tmp.file(std::to_string(i) + ext),
+                                      "--no-cache", "--device", i == 0 ? "gpu" : "cpu"};
+        args.insert(args.end(), operation.begin(), operation.end());
+        const Request o = test::parse_args(args);
+        std::ostringstream out, err;
+        REQUIRE(run(o, out, err) == 0);
+        std::ifstream file(o.output, std::ios::binary);
+        bytes[i].assign(std::istreambuf_iterator<char>(file), {});
+      }
+      REQUIRE(!bytes[0].empty());
+      CHECK(bytes[0] == bytes[1]);
+    }
+  }
+}
