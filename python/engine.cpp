@@ -221,8 +221,9 @@ class Blurrer {
     }
     check_shape(w, h, c);
     BlurSpec spec = make_blur_spec(request_.blur, c);
-    spec.premultiplied = bits != 32 && request_.blur.alpha == AlphaMode::kPremultiplied &&
-                         (c == 2 || c == 4) && transparent;
+    spec.premultiplied = !spec.keep_alpha && bits != 32 &&
+                         request_.blur.alpha == AlphaMode::kPremultiplied && (c == 2 || c == 4) &&
+                         transparent;
     const std::string key = "c" + std::to_string(c) + "-b" + std::to_string(bits) +
                             (spec.premultiplied ? "-premultiplied" : "");
     const GpuKernel& kernel = loaded(ordinal, key, spec, sample_format(bits));

@@ -97,21 +97,17 @@ def blur(x, size: Optional[int] = None, sigma: Optional[float] = None, *, size_y
     return _filter(b, x, alpha=alpha, device=device, stream=stream, out=out, threads=threads)
 
 
-def _filter(b, x, *, alpha: str, device, stream, out, threads: int, cpu_only: bool = False):
+def _filter(b, x, *, alpha: str, device, stream, out, threads: int):
     """Runs the engine's Blurrer `b` (any operation) on `x`: device arrays where they are, host
-    arrays on a GPU or the CPU. `cpu_only`: the GPU has no kernel for the operation yet (a matrix,
-    the unsharp mask), so host arrays run on the CPU and anything else is refused."""
+    arrays on a GPU or the CPU."""
     layout = _layout(x)
     threads = _integer("threads", threads)
     if threads < 0:
         raise ValueError("threads must be 0 (all) or more")
     n, h, w, c = layout.shape4
-    if cpu_only and (layout.device >= 0 or device not in ("auto", "cpu")):
-        raise ValueError("the GPU has no kernel for this operation yet: give a host array (NumPy, or "
-                         "a CPU tensor) with device='auto' or 'cpu', and it runs on the CPU")
     try:
         if layout.device < 0:
-            return _blur_host(b, x, layout, "cpu" if cpu_only else device, out, threads)
+            return _blur_host(b, x, layout, device, out, threads)
         out_given = out is not None
         result = out if out_given else _empty_like(x, layout)
         out_layout = _layout(result)

@@ -57,8 +57,8 @@ def convolve(x, matrix, divisor: Optional[float] = None, offset: float = 0, *, b
     Parameters
     ----------
     x : array
-        HxW, HxWxC or NxHxWxC, uint8, uint16 or float32, as :func:`blur` takes. The GPU has no kernel
-        for matrices yet: host arrays (NumPy, CPU tensors) run on the CPU.
+        HxW, HxWxC or NxHxWxC, uint8, uint16 or float32, as :func:`blur` takes, on the host or a
+        GPU: the same bytes either way.
     matrix : 2-D sequence or array of numbers
         Odd width and height, up to 31x31 (255x255 for a matrix of rank one). Each value is the decimal
         its ``repr`` shows (0.1 is exactly one tenth).
@@ -89,7 +89,7 @@ def convolve(x, matrix, divisor: Optional[float] = None, offset: float = 0, *, b
     if b is None:
         b = _checked(_engine.make_convolver(rows, divisor, offset, *common))
         _convolvers[key] = b
-    return _filter(b, x, alpha=alpha, device=device, stream=None, out=out, threads=threads, cpu_only=True)
+    return _filter(b, x, alpha=alpha, device=device, stream=None, out=out, threads=threads)
 
 
 _sharpeners: Dict[Any, Any] = {}
@@ -108,7 +108,7 @@ def unsharp(x, size: Optional[int] = None, sigma: Optional[float] = None, amount
     Parameters
     ----------
     x : array
-        As :func:`convolve` takes (host arrays; the CPU runs it until the GPU has its kernel).
+        As :func:`convolve` takes (host or GPU arrays).
     size, sigma : int, float, optional
         The Gaussian's, by :func:`blur`'s rules.
     amount : float
@@ -139,4 +139,4 @@ def unsharp(x, size: Optional[int] = None, sigma: Optional[float] = None, amount
     if b is None:
         b = _checked(_engine.make_sharpener(size, sigma, amount, threshold, *common))
         _sharpeners[key] = b
-    return _filter(b, x, alpha=alpha, device=device, stream=None, out=out, threads=threads, cpu_only=True)
+    return _filter(b, x, alpha=alpha, device=device, stream=None, out=out, threads=threads)

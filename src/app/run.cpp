@@ -71,37 +71,6 @@ void say_parameters(const Request& r, Reporter& reporter) {
   }
 }
 
-// Whether the GPU has kernels for the request's operation in some sample format (find_schedule:
-// not yet for the matrix and the unsharp mask, which the CPU twin runs meanwhile).
-bool gpu_has_kernels(const Request& r) {
-  const FilterSpec spec = make_blur_spec(r.blur, 3);
-  for (const SampleFormat format : {SampleFormat::k8, SampleFormat::k16, SampleFormat::kFloat}) {
-    if (find_schedule(spec, KernelVariant::kAuto, format)) return true;
-  }
-  return false;
-}
-
-// The request as it runs: on the CPU, with `note` saying so, where the GPU has no kernel for its
-// operation; refused, before any work, where --device gpu, --codec gpu or a dump asks for one.
-Request placed(const Request& r, std::string& note) {
-  if (gpu_has_kernels(r)) return r;
-  const std::string flag = "--" + std::string(kOperationNames.name(r.blur.operation));
-  const char* asks = r.dump_source                    ? "--dump-source"
-                     : r.dump_ptx                     ? "--dump-ptx"
-                     : r.device == DeviceChoice::kGpu ? "--device gpu"
-                     : r.codec == JpegCodec::kGpu     ? "--codec gpu"
-                                                      : nullptr;
-  if (asks) {
-    throw UsageError(std::string(asks) + ": the GPU has no kernel for " + flag +
-                     " yet; leave it out to run " + flag + " on the CPU");
-  }
-  if (r.device == DeviceChoice::kCpu) return r;
-  note = "the GPU has no kernel for " + flag + " yet; filtering on the CPU";
-  Request cpu = r;
-  cpu.device = DeviceChoice::kCpu;
-  return cpu;
-}
-
 KernelChoices kernel_choices(const Request& r) {
   return KernelChoices{r.kernel, r.target, r.arch, !r.no_cache, r.cache_dir};
 }
@@ -281,14 +250,11 @@ int exit_code(const Request& r, const Reporter& reporter) {
   return r.single ? totals.exit_code : kExitFailure;
 }
 
-int blur_files(const Request& given, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
-  std::string cpu_note;
-  const Request r = placed(given, cpu_note);
+int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
   const Plan plan = plan_of(r);
   const std::vector<Job>& jobs = plan.jobs;
   Reporter reporter(r, r.single, jobs.size(), out, err);
   say_parameters(r, reporter);
-  if (!cpu_note.empty()) reporter.say(cpu_note);
   if (r.shard) {
     reporter.say("shard " + std::to_string(r.shard->index) + "/" + std::to_string(r.shard->count) +
                      " from " + r.shard->source + ": " + std::to_string(jobs.size()) + " of " +
@@ -351,7 +317,6 @@ int blur_files(const Request& given, std::ostream& out, std::ostream& err, Conte
 
 bool may_open_gpu(const Request& r) {
   if (r.action == Request::Action::kVersion || r.device == DeviceChoice::kCpu) return false;
-  if (!gpu_has_kernels(r)) return false;  // its operation runs on the CPU (placed)
   return r.action == Request::Action::kBlur || (r.dump_ptx && !r.arch);
 }
 
@@ -367,10 +332,8 @@ int run(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd con
       print_version(out);
       flush_checked(out);
       return kExitOk;
-    case Request::Action::kCompile: {
-      std::string cpu_note;
-      return compile_only(placed(r, cpu_note), out, err);
-    }
+    case Request::Action::kCompile:
+      return compile_only(r, out, err);
     case Request::Action::kBlur:
       return blur_files(r, out, err, context_at_end);
   }

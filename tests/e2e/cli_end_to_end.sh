@@ -422,17 +422,20 @@ check_failure 2 "--unsharp 11" "$samples/edges.png" "$work/new.png" --unsharp 11
 check_failure 2 "--unsharp without a size" "$samples/edges.png" "$work/new.png" --unsharp 1
 check_failure 2 "--matrix and --unsharp" "$samples/edges.png" "$work/new.png" --matrix 1 --unsharp 1
 check_failure 2 "--divisor without --matrix" "$samples/edges.png" "$work/new.png" --size 3 --divisor 2
-check_failure 2 "--matrix --device gpu" "$samples/edges.png" "$work/new.png" --matrix 1 --device gpu
-contains "$work/stderr" "no kernel for --matrix" "--matrix --device gpu"
-expect 2 "--matrix --dump-source" -- --matrix "1 2 1" --dump-source -
-contains "$work/stderr" "no kernel for --matrix" "--matrix --dump-source"
+# What the GPU would run, the matrix and the finish's numbers baked in (no GPU needed).
+expect 0 "--matrix --dump-source" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --dump-source -
+contains "$work/stdout" "#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}" "--matrix --dump-source"
+contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --dump-source"
+expect 0 "--unsharp --dump-ptx" -- --unsharp 1.5 --size 7 --arch sm_90 --dump-ptx -
+contains "$work/stdout" ".entry gb_horizontal_kernel(" "--unsharp --dump-ptx"
+expect 0 "--matrix --dump-ptx, rank one" -- --matrix "1 2 1" --arch sm_90 --dump-ptx -
+contains "$work/stdout" ".entry gb_vertical_kernel(" "--matrix rank one --dump-ptx"
 
 # The edge detector on a white square: its inner edge lit, the rest black; -v says the form.
 printf 'P5 9 9 255\n' >"$work/square.pgm"
 python3 -c 'import sys; sys.stdout.buffer.write(bytes(255 if 3 <= y <= 5 and 3 <= x <= 5 else 0 for y in range(9) for x in range(9)))' >>"$work/square.pgm"
 expect 0 "edge detector" -- "$work/square.pgm" "$work/edges.pgm" --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" -v
 contains "$work/stderr" "a dense 2-D pass" "edge detector -v"
-contains "$work/stderr" "the GPU has no kernel for --matrix yet; filtering on the CPU" "edge detector note"
 lit=$(tail -c 81 "$work/edges.pgm" | od -An -tu1 -v | tr -s ' ' '\n' | grep -c '^255$')
 [ "$lit" -eq 8 ] && pass || fail "edge detector: $lit pixels lit, expected the square's 8 outer ones"
 # The same matrix from a libvips matrix file; a box of rank one says its two passes.

@@ -1,5 +1,5 @@
-"""gpublur.blur on arrays already on a GPU (CuPy, PyTorch): the host path's bytes, where they are,
-on the caller's stream. Skipped without a GPU and the framework."""
+"""gpublur.blur, convolve and unsharp on arrays already on a GPU (CuPy, PyTorch): the host path's
+bytes, where they are, on the caller's stream. Skipped without a GPU and the framework."""
 import numpy as np
 import pytest
 
@@ -40,6 +40,26 @@ def test_torch_tensors_same_bytes_as_numpy(shape, dtype, kwargs):
     got = gpublur.blur(torch.from_numpy(image).cuda(), **kwargs)
     assert isinstance(got, torch.Tensor) and got.is_cuda
     assert np.array_equal(got.cpu().numpy(), gpublur.blur(image, device="cpu", **kwargs))
+
+
+FILTER_CASES = [  # (shape, dtype, function, kwargs): dense, rank one, unsharp; alpha kept
+    ((64, 96, 3), np.uint8, "convolve", dict(matrix=[[-1, -1, -1], [-1, 8, -1], [-1, -1, -1]])),
+    ((37, 45, 4), np.uint8, "convolve", dict(matrix=[[1, 2, 1], [2, 4, 2], [1, 2, 1]], border="wrap")),
+    ((40, 48, 1), np.uint16, "convolve", dict(matrix=[[0, -1, 0], [-1, 5, -1], [0, -1, 0]], offset=3)),
+    ((33, 40, 3), np.float32, "convolve", dict(matrix=[[0.1, 0.2, 0.1], [0.2, -0.3, 0.2], [0.1, 0.2, 0.1]])),
+    ((50, 64, 4), np.uint8, "unsharp", dict(size=7, sigma=1.5, amount=1.5, threshold=2)),
+    ((6, 36, 64, 3), np.uint8, "unsharp", dict(size=9, sigma=2.0, amount=0.8)),  # a batch
+]
+
+
+@pytest.mark.parametrize("shape,dtype,function,kwargs", FILTER_CASES)
+def test_filters_on_cupy_arrays_same_bytes_as_numpy(shape, dtype, function, kwargs):
+    cp = pytest.importorskip("cupy")
+    image = _host_image(shape, dtype)
+    run = getattr(gpublur, function)
+    got = run(cp.asarray(image), **kwargs)
+    assert isinstance(got, cp.ndarray)
+    assert np.array_equal(cp.asnumpy(got), run(image, device="cpu", **kwargs))
 
 
 def test_views_in_place_and_refusals():
