@@ -25,6 +25,7 @@
 #include "gpu/cuda_driver.hpp"
 #include "gpu/gpu_blur.hpp"
 #include "jit/nvrtc.hpp"
+#include "bench_timing.hpp"
 #include "npp_gauss.hpp"
 #include "ops/border.hpp"
 #include "ops/gaussian.hpp"
@@ -46,32 +47,6 @@ const std::map<std::string, Size> kSizes = {{"1080p", {"1920x1080", 1920, 1080}}
 // launch's time / N, the copy's of the whole stack / N. 1: one image a launch.
 int g_images = 1;
 
-struct Buffers {
-  std::size_t pitch = 0, image_bytes = 0, bytes = 0;  // bytes: the stack's
-  std::vector<cuda::DeviceBuffer> in, out;
-};
-
-Buffers make_buffers(const Size& size, int channels, std::size_t l2_bytes,
-                     const cuda::Stream& stream) {
-  Buffers b;
-  b.pitch = device_pitch(static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels));
-  b.image_bytes = b.pitch * static_cast<std::size_t>(size.height);
-  b.bytes = b.image_bytes * static_cast<std::size_t>(g_images);
-  const std::size_t pairs = std::clamp<std::size_t>((4 * l2_bytes) / b.bytes + 1, 2, 64);
-  std::vector<unsigned char> host(b.bytes);
-  std::mt19937 rng(42);
-  for (auto& v : host) v = static_cast<unsigned char>(rng() >> 24);
-  for (std::size_t i = 0; i < pairs; ++i) {
-    b.in.emplace_back(b.bytes);
-    b.out.emplace_back(b.bytes);
-    GB_CU_CHECK(
-        cuda::api().cuMemcpyHtoDAsync(b.in.back().get(), host.data(), b.bytes, stream.get()),
-        "upload");
-  }
-  stream.synchronize("uploading benchmark data");
-  return b;
-}
-
 // --queued: a kernel that holds the GPU for kHoldNs before each timed launch's start event.
 // By the time the GPU reaches that event the host has queued the event, the launch and the stop
 // event behind it, so the pair measures the GPU's time for the work alone, as back-to-back work in
@@ -86,40 +61,10 @@ constexpr unsigned long long kHoldNs = 100000;  // far more than the host's few 
 // the previous one's end. 1: each launch alone between its events.
 int g_batch = 1;
 
-// Median milliseconds of fn(i) over `iters` measurements after `warmup` launches, each timed with
-// events around g_batch launches.
-double median_ms(const cuda::Stream& stream, int warmup, int iters,
-                 const std::function<void(std::size_t)>& fn) {
-  for (int i = 0; i < warmup; ++i) fn(static_cast<std::size_t>(i));
-  std::vector<cuda::Event> starts(static_cast<std::size_t>(iters)),
-      stops(static_cast<std::size_t>(iters));
-  std::size_t next = static_cast<std::size_t>(warmup);
-  for (int i = 0; i < iters; ++i) {
-    if (g_hold) {
-      unsigned long long ns = kHoldNs;
-      void* args[] = {&ns};
-      GB_CU_CHECK(
-          cuda::api().cuLaunchKernel(g_hold, 1, 1, 1, 32, 1, 1, 0, stream.get(), args, nullptr),
-          "hold kernel");
-    }
-    starts[static_cast<std::size_t>(i)].record(stream);
-    for (int k = 0; k < g_batch; ++k) fn(next++);
-    stops[static_cast<std::size_t>(i)].record(stream);
-  }
-  std::vector<double> ms;
-  for (int i = 0; i < iters; ++i) {
-    ms.push_back(
-        stops[static_cast<std::size_t>(i)].elapsed_since(starts[static_cast<std::size_t>(i)]) /
-        g_batch);
-  }
-  std::nth_element(ms.begin(), ms.begin() + iters / 2, ms.end());
-  return ms[static_cast<std::size_t>(iters / 2)];
-}
-
 // A row's time: median_ms of fn, which works on a whole stack (--images), per image of it.
 double per_image_ms(const cuda::Stream& stream, int warmup, int iters,
                     const std::function<void(std::size_t)>& fn) {
-  return median_ms(stream, warmup, iters, fn) / g_images;
+  return median_ms(stream, warmup, iters, fn, {g_batch, g_hold, kHoldNs}) / g_images;
 }
 
 struct LoadedKernel {
@@ -226,11 +171,11 @@ LoadedKernel load(const BlurSpec& spec, KernelVariant variant, const GpuInfo& gp
 }
 
 // The whole blur, as gpublur launches it: a planar blur's split and merge included.
-void launch(const LoadedKernel& k, const Buffers& b, std::size_t i, int width, int height,
+void launch(const LoadedKernel& k, const RotatingBuffers& b, std::size_t i, int width, int height,
             const cuda::Stream& s) {
   const int pitch = static_cast<int>(b.pitch);
   launch_blur(k.kernel, k.functions, bench_launch_dims(k.kernel, width, height),
-              {b.in[i % b.in.size()].get(), pitch}, {b.out[i % b.out.size()].get(), pitch}, width,
+              {b.input(i), pitch}, {b.output(i), pitch}, width,
               height, g_images, k.scratch ? k.scratch->get() : 0, s.get());
 }
 
@@ -305,7 +250,7 @@ double empty_kernel_ms(const GpuInfo& gpu, const cuda::Stream& stream, int iters
   return median_ms(stream, 5, iters, [&](std::size_t) {
     GB_CU_CHECK(cuda::api().cuLaunchKernel(function, 1, 1, 1, 32, 1, 1, 0, stream.get(), nullptr, nullptr),
                 "empty kernel");
-  });
+  }, {g_batch, g_hold, kHoldNs});
 }
 
 int run(const Config& config) {
@@ -366,13 +311,13 @@ int run(const Config& config) {
   for (const std::string& size_name : config.sizes) {
     const Size size = kSizes.at(size_name);
     for (int channels : config.channels) {
-      const Buffers b = make_buffers(size, channels, static_cast<std::size_t>(l2), stream);
+      const RotatingBuffers b = rotating_buffers(size.width, size.height, channels, g_images,
+                                                 static_cast<std::size_t>(l2), stream);
       const std::size_t row_bytes =
           static_cast<std::size_t>(size.width) * static_cast<std::size_t>(channels);
       const double copy_ms = per_image_ms(stream, 5, config.iters, [&](std::size_t i) {
         GB_CU_CHECK(
-            cuda::api().cuMemcpyDtoDAsync(b.out[i % b.out.size()].get(),
-                                          b.in[i % b.in.size()].get(), b.bytes, stream.get()),
+            cuda::api().cuMemcpyDtoDAsync(b.output(i), b.input(i), b.bytes, stream.get()),
             "copy");
       });
       for (int ksize : config.ksizes) {
@@ -442,8 +387,8 @@ int run(const Config& config) {
           const double nms = per_image_ms(stream, 3, config.iters, [&](std::size_t i) {
             for (int image = 0; image < g_images; ++image) {  // NPP blurs one image a call
               const std::size_t at = static_cast<std::size_t>(image) * b.image_bytes;
-              status |= npp->run(b.in[i % b.in.size()].get() + at, static_cast<int>(b.pitch),
-                                 b.out[i % b.out.size()].get() + at, static_cast<int>(b.pitch),
+              status |= npp->run(b.input(i) + at, static_cast<int>(b.pitch),
+                                 b.output(i) + at, static_cast<int>(b.pitch),
                                  size.width, size.height, channels, ksize);
             }
           });

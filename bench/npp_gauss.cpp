@@ -29,6 +29,9 @@ struct NppStreamContext {
   unsigned stream_flags;
   int reserved;
 };
+using FilterBorderFn = int (*)(const unsigned char*, int, NppiSize, NppiPoint, unsigned char*, int,
+                               NppiSize, const int* matrix, NppiSize matrix_size,
+                               NppiPoint anchor, int divisor, int border, NppStreamContext);
 using GaussBorderFn = int (*)(const unsigned char*, int, NppiSize, NppiPoint, unsigned char*, int,
                               NppiSize, int mask, int border, NppStreamContext);
 
@@ -74,9 +77,8 @@ NppStreamContext context_for(CUstream stream) {
   return c;
 }
 
-}  // namespace
-
-std::optional<NppGauss> NppGauss::load(CUstream stream, std::string& why) {
+// libnppif, or nullptr with `why`.
+void* open_nppif(std::string& why) {
   const std::string dir = std::getenv("CUDA_HOME")
                               ? std::string(std::getenv("CUDA_HOME")) + "/lib64/"
                               : "/usr/local/cuda/lib64/";
@@ -84,18 +86,55 @@ std::optional<NppGauss> NppGauss::load(CUstream stream, std::string& why) {
   // libnppif needs libnppc's symbols: load it first, globally.
   std::string ignored;
   (void)open_first_library({"libnppc.so." + major, dir + "libnppc.so." + major}, ignored);
-  void* lib = open_first_library({"libnppif.so." + major, dir + "libnppif.so." + major}, why);
+  return open_first_library({"libnppif.so." + major, dir + "libnppif.so." + major}, why);
+}
+
+// The 8-bit entry points `name` with C1R, C3R, C4R, by channel count; false where one is missing.
+bool find_filters(void* lib, const std::string& name, void* (&filters)[5]) {
+  for (int c : {1, 3, 4}) {
+    filters[c] = find_symbol(lib, (name + "_8u_C" + std::to_string(c) + "R_Ctx").c_str());
+    if (!filters[c]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<NppGauss> NppGauss::load(CUstream stream, std::string& why) {
+  void* lib = open_nppif(why);
   if (!lib) return std::nullopt;
   NppGauss npp;
   npp.stream_ = stream;
-  npp.filters_[1] = find_symbol(lib, "nppiFilterGaussBorder_8u_C1R_Ctx");
-  npp.filters_[3] = find_symbol(lib, "nppiFilterGaussBorder_8u_C3R_Ctx");
-  npp.filters_[4] = find_symbol(lib, "nppiFilterGaussBorder_8u_C4R_Ctx");
-  if (!npp.filters_[1] || !npp.filters_[3] || !npp.filters_[4]) {
+  if (!find_filters(lib, "nppiFilterGaussBorder", npp.filters_)) {
     why = "libnppif has no nppiFilterGaussBorder_8u_C{1,3,4}R_Ctx";
     return std::nullopt;
   }
   return npp;
+}
+
+std::optional<NppFilter> NppFilter::load(CUstream stream, std::string& why) {
+  void* lib = open_nppif(why);
+  if (!lib) return std::nullopt;
+  NppFilter npp;
+  npp.stream_ = stream;
+  if (!find_filters(lib, "nppiFilterBorder", npp.filters_)) {
+    why = "libnppif has no nppiFilterBorder_8u_C{1,3,4}R_Ctx";
+    return std::nullopt;
+  }
+  return npp;
+}
+
+int NppFilter::run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width,
+                   int height, int channels, CUdeviceptr matrix, int matrix_width,
+                   int matrix_height, int divisor) const {
+  const auto fn = reinterpret_cast<FilterBorderFn>(filters_[channels]);
+  if (!fn) return -1;
+  static const NppStreamContext context = context_for(stream_);
+  const NppiSize size{width, height};
+  return fn(reinterpret_cast<const unsigned char*>(in), in_pitch, size, NppiPoint{0, 0},
+            reinterpret_cast<unsigned char*>(out), out_pitch, size,
+            reinterpret_cast<const int*>(matrix), NppiSize{matrix_width, matrix_height},
+            NppiPoint{matrix_width / 2, matrix_height / 2}, divisor, kNppBorderReplicate, context);
 }
 
 int NppGauss::run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width,

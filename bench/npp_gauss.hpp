@@ -1,5 +1,6 @@
-// npp_gauss.hpp — NPP's nppiFilterGaussBorder (8-bit, 1/3/4 channels, masks 3..15), loaded at
-// run time from the CUDA toolkit where present, as a reference in the kernel benchmark.
+// npp_gauss.hpp — NPP's nppiFilterGaussBorder (8-bit, 1/3/4 channels, masks 3..15) and its
+// general nppiFilterBorder (an integer matrix and a divisor), loaded at run time from the CUDA
+// toolkit where present, as references in the kernel and filter benchmarks.
 #pragma once
 
 #include <cuda.h>
@@ -19,6 +20,21 @@ class NppGauss {
   /// Launches on the stream given to load(); returns NPP's status (0 is success).
   int run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width, int height,
           int channels, int ksize) const;
+
+ private:
+  void* filters_[5] = {};  // by channel count
+  CUstream stream_ = nullptr;
+};
+
+/// nppiFilterBorder_8u_C{1,3,4}R: an integer matrix (convolution: NPP flips it; the time is the
+/// same) divided by a divisor, the border replicated (gpublur's clamp).
+class NppFilter {
+ public:
+  static std::optional<NppFilter> load(CUstream stream, std::string& why);
+
+  /// `matrix` is in device memory, width x height Npp32s, row-major.
+  int run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width, int height,
+          int channels, CUdeviceptr matrix, int matrix_width, int matrix_height, int divisor) const;
 
  private:
   void* filters_[5] = {};  // by channel count
