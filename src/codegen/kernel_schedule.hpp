@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/name_table.hpp"
+#include "image/image.hpp"
 #include "mma_geometry.cuh"
 #include "ops/blur_spec.hpp"
 
@@ -34,9 +35,8 @@ inline constexpr NameTable<KernelVariant, 6> kVariantNames{{{
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
 
-/// The samples a kernel reads and writes. Only 8-bit straight blurs have the fast variants;
-/// 16-bit, floating-point and premultiplied blurs take kGeneral.
-enum class SampleFormat { k8, k16, kFloat };
+// A kernel reads and writes samples of one SampleFormat (image/image.hpp). Only 8-bit straight
+// blurs have the fast variants; 16-bit, floating-point and premultiplied blurs take kGeneral.
 
 /// How the tensor-core kernel takes an image of several channels: its interleaved rows at once
 /// (taps C bytes apart), or one plane per channel (kAuto: planes where its horizontal products
