@@ -207,22 +207,19 @@ PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
   return settings;
 }
 
-// The GPU of each process a batch runs in (process_lanes.hpp; -1: any), or none to run here.
-// The GPUs are counted without initializing CUDA, which the processes could then not use.
-std::vector<int> lanes_of(const Request& r, JpegCodec codec, std::size_t jobs) {
-  if (r.single || jobs < 2) return {};
+// The GPU of each process a batch runs in (process_lanes.hpp; -1: any), or none to run here:
+// --processes, one by default. (One per GPU, where nvJPEG decodes on several, was measured no
+// faster on two H100s: each GPU's decode calls took twice one GPU's alone, in one process or
+// in two.) The GPUs are counted without initializing CUDA, which the processes could then not use.
+std::vector<int> lanes_of(const Request& r, std::size_t jobs) {
+  const std::size_t count = std::min<std::size_t>(r.processes, jobs);
+  if (r.single || count < 2) return {};
   std::vector<int> gpus = r.devices;
   if (gpus.empty() && r.device != DeviceChoice::kCpu) {
     for (int i = 0, n = visible_gpu_count(); i < n; ++i) gpus.push_back(i);
   }
-  std::size_t count = r.processes;
-  if (count == 0) {  // one per GPU where nvJPEG decodes on several: one process decodes on one
-    const bool nvjpeg = codec != JpegCodec::kCpu && r.device != DeviceChoice::kCpu;
-    count = nvjpeg && gpus.size() > 1 ? gpus.size() : 1;
-  }
-  count = std::min(count, jobs);
   std::vector<int> lanes;
-  for (std::size_t k = 0; count > 1 && k < count; ++k)
+  for (std::size_t k = 0; k < count; ++k)
     lanes.push_back(gpus.empty() ? -1 : gpus[k % gpus.size()]);
   return lanes;
 }
@@ -286,7 +283,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
-  const std::vector<int> lanes = lanes_of(r, codec.codec, jobs.size());
+  const std::vector<int> lanes = lanes_of(r, jobs.size());
   if (!lanes.empty()) {
     reporter.say("the batch in " + std::to_string(lanes.size()) + " processes", false, true);
     make_output_directory(r.batch.output_dir);

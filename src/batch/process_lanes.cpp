@@ -119,8 +119,7 @@ std::string how_it_ended(pid_t pid) {
 
 class LaneParent {
  public:
-  LaneParent(std::vector<Child>& children, FileObserver& observer, const SayLine& say)
-      : children_(children), observer_(observer), say_(say) {}
+  LaneParent(FileObserver& observer, const SayLine& say) : observer_(observer), say_(say) {}
 
   // Reads what `child` sent; false at its pipe's end.
   bool read(Child& child) {
@@ -169,7 +168,6 @@ class LaneParent {
     }
   }
 
-  std::vector<Child>& children_;
   FileObserver& observer_;
   const SayLine& say_;
   LaneReport report_;
@@ -220,7 +218,7 @@ std::optional<LaneReport> run_in_lanes(const std::vector<Job>& jobs, std::size_t
     children[k].fd = fds[0];
     for (const Job& job : shares[k]) children[k].unreported.insert(job.output);
   }
-  LaneParent parent(children, observer, say);
+  LaneParent parent(observer, say);
   std::size_t open = lanes;
   bool forwarded = false;
   while (open > 0) {

@@ -132,8 +132,15 @@ Raster<Sample> read_samples(ByteReader& r, const Header& h) {
   const std::size_t bytes = h.max > 255 ? 2 : 1;
   check_data_holds(r.remaining(), count * bytes, "pixel data");
   const std::uint8_t* p = r.take(count * bytes);
-  for (std::size_t i = 0; i < count; ++i) {
-    image.pixels[i] = value(bytes == 2 ? (p[2 * i] << 8 | p[2 * i + 1]) : p[i]);
+  if (bytes == 1 && h.max == 255) {  // the samples as they are: one copy at memory's speed
+    std::memcpy(image.pixels.data(), p, count);
+  } else if (bytes == 2 && h.max == 65535) {  // big-endian to the host's order, no scaling
+    for (std::size_t i = 0; i < count; ++i)
+      image.pixels[i] = static_cast<Sample>(p[2 * i] << 8 | p[2 * i + 1]);
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
+      image.pixels[i] = value(bytes == 2 ? (p[2 * i] << 8 | p[2 * i + 1]) : p[i]);
+    }
   }
   return image;
 }
@@ -170,11 +177,18 @@ std::vector<std::uint8_t> encode_pnm(const Raster<Sample>& image) {
     header = "P7\nWIDTH " + w + "\nHEIGHT " + h + "\nDEPTH " + std::to_string(c) + "\nMAXVAL " +
              max + "\nTUPLTYPE " + (c == 2 ? "GRAYSCALE_ALPHA" : "RGB_ALPHA") + "\nENDHDR\n";
   }
-  std::vector<std::uint8_t> out(header.begin(), header.end());
-  out.reserve(out.size() + image.pixels.size() * sizeof(Sample));
-  for (const Sample v : image.pixels) {
-    if (sizeof(Sample) == 2) out.push_back(static_cast<std::uint8_t>(v >> 8));
-    out.push_back(static_cast<std::uint8_t>(v));
+  // Sized once and filled in place (a large image's samples at memory's speed, not a byte at a
+  // time through push_back).
+  std::vector<std::uint8_t> out(header.size() + image.pixels.size() * sizeof(Sample));
+  std::copy(header.begin(), header.end(), out.begin());
+  std::uint8_t* samples = out.data() + header.size();
+  if constexpr (sizeof(Sample) == 1) {
+    std::memcpy(samples, image.pixels.data(), image.pixels.size());
+  } else {
+    for (std::size_t i = 0; i < image.pixels.size(); ++i) {  // big-endian
+      samples[2 * i] = static_cast<std::uint8_t>(image.pixels[i] >> 8);
+      samples[2 * i + 1] = static_cast<std::uint8_t>(image.pixels[i]);
+    }
   }
   return out;
 }

@@ -2,6 +2,7 @@
 #include "gpu/staging_pool.hpp"
 
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <cstring>
@@ -95,10 +96,14 @@ void copy_bytes(void* to, const void* from, std::size_t bytes) {
     return;
   }
   const std::size_t pieces = (bytes + kCopyPiece - 1) / kCopyPiece;
-  tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t i) {
-    const std::size_t start = i * kCopyPiece;
-    std::memcpy(static_cast<char*>(to) + start, static_cast<const char*>(from) + start,
-                std::min(kCopyPiece, bytes - start));
+  // Isolated: while it waits for its pieces, the calling thread must not take up other work of
+  // the batch (a whole image's decode), holding its pinned block all that while.
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(std::size_t{0}, pieces, [&](std::size_t i) {
+      const std::size_t start = i * kCopyPiece;
+      std::memcpy(static_cast<char*>(to) + start, static_cast<const char*>(from) + start,
+                  std::min(kCopyPiece, bytes - start));
+    });
   });
 }
 

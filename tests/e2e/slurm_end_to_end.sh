@@ -10,8 +10,8 @@
 # start slurmd. If Slurm cannot start, the test fails: it is never skipped.
 set -u
 bin=$(readlink -f "$1")
-docs=$(cd "$(dirname "$0")/../docs" && pwd)
-merge=$(cd "$(dirname "$0")/../scripts" && pwd)/merge_summaries.py
+docs=$(cd "$(dirname "$0")/../../docs" && pwd)
+merge=$(cd "$(dirname "$0")/../../scripts" && pwd)/merge_summaries.py
 python=/usr/bin/python3
 work=$(mktemp -d /tmp/gpublur-slurm.XXXXXX)
 chmod 755 "$work"
