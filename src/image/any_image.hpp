@@ -65,6 +65,17 @@ class AnyImage {
     return std::get<R>(raster_);
   }
 
+  /// The same depth, shape and samples.
+  friend bool operator==(const AnyImage& a, const AnyImage& b) {
+    const auto same = [&b](const auto& r) {
+      const auto& s = std::get<std::decay_t<decltype(r)>>(b.raster_);
+      return r.width == s.width && r.height == s.height && r.channels == s.channels &&
+             r.pixels == s.pixels;
+    };
+    return a.raster_.index() == b.raster_.index() && std::visit(same, a.raster_);
+  }
+  friend bool operator!=(const AnyImage& a, const AnyImage& b) { return !(a == b); }
+
   /// `f(raster)`, `f` called with the Image, Image16 or ImageF it holds.
   template <typename F>
   decltype(auto) visit(F&& f) {

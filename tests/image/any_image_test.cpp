@@ -52,3 +52,14 @@ TEST_CASE("an AnyImage gives its raster back as the type it is, and only that", 
   CHECK(image.byte_count() == 640u * 480u * 3u);
   CHECK(image.data() == nullptr);
 }
+
+TEST_CASE("AnyImages are equal only in depth, shape and every sample", "[image]") {
+  const AnyImage a = make_raster<std::uint8_t>(3, 2, 1);
+  AnyImage b = a;
+  CHECK(a == b);
+  b.get<Image>().pixels[5] = 1;
+  CHECK(a != b);
+  CHECK(a != AnyImage(make_raster<std::uint16_t>(3, 2, 1)));  // the same zeros, 16 bits
+  CHECK(a != AnyImage(make_raster<std::uint8_t>(2, 3, 1)));   // the same samples, another shape
+  CHECK(a != AnyImage(make_raster<std::uint8_t>(1, 2, 3)));   // ... or channel count
+}
