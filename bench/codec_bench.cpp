@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "codecs/image_decode.hpp"
@@ -39,7 +40,13 @@ int main(int argc, char** argv) {
   const std::vector<std::uint8_t> file = read_file(argv[1]);
   DecodedImage decoded;
   const double decode_ms = median_ms(repeat, [&] { decoded = decode_image(file, argv[1]); });
-  const Image image = decoded.bits == 8 ? decoded.image : to_8_bit(decoded.image16);
+  const Image image = decoded.image.visit([](const auto& raster) -> Image {
+    if constexpr (std::is_same_v<std::decay_t<decltype(raster)>, Image>) {
+      return raster;
+    } else {
+      return to_8_bit(raster);
+    }
+  });
   std::printf("%s: %dx%d, %d channels, %s, %zu bytes; decode %.2f ms (median of %d)\n\n", argv[1],
               image.width, image.height, image.channels,
               std::string(format_name(decoded.format)).c_str(), file.size(), decode_ms, repeat);

@@ -26,6 +26,7 @@
 #include <sstream>
 #include <streambuf>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -189,6 +190,13 @@ SampleFormat sample_format(int bits) {
   return bits == 8 ? SampleFormat::k8 : bits == 16 ? SampleFormat::k16 : SampleFormat::kFloat;
 }
 
+// h x w x c samples of `bits` at `data`, copied into an image of their depth.
+AnyImage image_of(const void* data, int w, int h, int c, int bits) {
+  if (bits == 16) return make_raster_from(static_cast<const std::uint16_t*>(data), w, h, c);
+  if (bits == 32) return make_raster_from(static_cast<const float*>(data), w, h, c);
+  return make_raster_from(static_cast<const std::uint8_t*>(data), w, h, c);
+}
+
 // ---- one set of blur parameters --------------------------------------------------------------
 
 class Blurrer {
@@ -247,12 +255,7 @@ class Blurrer {
       const auto* image =
           static_cast<const std::uint8_t*>(in) + static_cast<std::size_t>(i) * bytes;
       DecodedImage d;
-      d.bits = bits;
-      if (bits == 8) d.image = make_raster_from(image, w, h, c);
-      if (bits == 16) {
-        d.image16 = make_raster_from(reinterpret_cast<const std::uint16_t*>(image), w, h, c);
-      }
-      if (bits == 32) d.imagef = make_raster_from(reinterpret_cast<const float*>(image), w, h, c);
+      d.image = image_of(image, w, h, c, bits);
       prepared.push_back(prepare_image(std::move(d), request_.blur, holds));
     }
     for (std::size_t first = 0; first < prepared.size();) {
@@ -267,12 +270,9 @@ class Blurrer {
       first = end;
     }
     for (int i = 0; i < n; ++i) {
-      FinishedImage f = finish_image(std::move(prepared[static_cast<std::size_t>(i)]));
-      auto* to = static_cast<std::uint8_t*>(out) + static_cast<std::size_t>(i) * bytes;
-      const void* from = f.bits == 8    ? static_cast<const void*>(f.image.pixels.data())
-                         : f.bits == 16 ? static_cast<const void*>(f.image16.pixels.data())
-                                        : static_cast<const void*>(f.imagef.pixels.data());
-      std::memcpy(to, from, bytes);
+      const AnyImage f = finish_image(std::move(prepared[static_cast<std::size_t>(i)]));
+      std::memcpy(static_cast<std::uint8_t*>(out) + static_cast<std::size_t>(i) * bytes, f.data(),
+                  bytes);
     }
   }
 
@@ -296,41 +296,27 @@ class Blurrer {
     return *kernels_.emplace(where, std::move(entry)).first->second.kernel;
   }
 
-  template <typename Sample>
-  static std::vector<Raster<Sample>> take(std::vector<PreparedImage>& p, std::size_t first,
-                                          std::size_t end, Raster<Sample> PreparedImage::*field) {
-    std::vector<Raster<Sample>> images;
-    for (std::size_t i = first; i < end; ++i) images.push_back(std::move(p[i].*field));
-    return images;
-  }
-  template <typename Sample>
-  static void give(std::vector<Raster<Sample>>& images, std::vector<PreparedImage>& p,
-                   std::size_t first, Raster<Sample> PreparedImage::*field) {
-    for (std::size_t i = 0; i < images.size(); ++i) p[first + i].*field = std::move(images[i]);
-  }
-  template <typename Sample>
-  void stack_on_gpu(std::vector<PreparedImage>& p, std::size_t first, std::size_t end,
-                    Raster<Sample> PreparedImage::*field, const GpuKernel& kernel) {
-    std::vector<Raster<Sample>> images = take(p, first, end, field);
+  // Images [first, end) of one kernel (and so of one depth, `R`) as one stack on the GPU.
+  template <typename R>
+  static void stack_on_gpu(std::vector<PreparedImage>& p, std::size_t first, std::size_t end,
+                           const GpuKernel& kernel) {
+    std::vector<R> images;
+    for (std::size_t i = first; i < end; ++i) images.push_back(std::move(p[i].image.get<R>()));
     kernel.blur_in_place(images);
-    give(images, p, first, field);
+    for (std::size_t i = first; i < end; ++i) p[i].image = std::move(images[i - first]);
   }
 
   void blur_run_on_gpu(std::vector<PreparedImage>& p, std::size_t first, std::size_t end,
                        int ordinal) {
     const PreparedImage& one = p[first];
-    const GpuKernel& kernel = loaded(ordinal, kernel_key(one), one.spec, one.format);
-    if (one.format == SampleFormat::k8) stack_on_gpu(p, first, end, &PreparedImage::image, kernel);
-    if (one.format == SampleFormat::k16)
-      stack_on_gpu(p, first, end, &PreparedImage::image16, kernel);
-    if (one.format == SampleFormat::kFloat)
-      stack_on_gpu(p, first, end, &PreparedImage::imagef, kernel);
+    const GpuKernel& kernel = loaded(ordinal, kernel_key(one), one.spec, one.image.sample_format());
+    one.image.visit([&](const auto& raster) {
+      stack_on_gpu<std::decay_t<decltype(raster)>>(p, first, end, kernel);
+    });
   }
 
   static void blur_on_cpu_in_place(PreparedImage& p, unsigned threads) {
-    if (p.format == SampleFormat::k8) p.image = blur_on_cpu(p.image, p.spec, threads);
-    if (p.format == SampleFormat::k16) p.image16 = blur_on_cpu(p.image16, p.spec, threads);
-    if (p.format == SampleFormat::kFloat) p.imagef = blur_on_cpu(p.imagef, p.spec, threads);
+    p.image.visit([&](auto& raster) { raster = blur_on_cpu(raster, p.spec, threads); });
   }
 
   struct Loaded {
@@ -363,9 +349,7 @@ nb::ndarray<nb::numpy> read_array(const std::string& path, const DecodeLimits& l
     nb::gil_scoped_release release;
     d = read_image(path, limits);
   }
-  if (d.bits == 16) return to_numpy(std::move(d.image16));
-  if (d.bits == 32) return to_numpy(std::move(d.imagef));
-  return to_numpy(std::move(d.image));
+  return d.image.visit([](auto& raster) { return to_numpy(std::move(raster)); });
 }
 
 // Writes h x w x c samples of `bits` at `data` to `path`, in the format its extension names.
@@ -374,17 +358,9 @@ void write_array(const std::string& path, std::uintptr_t data, int h, int w, int
   check_shape(w, h, c);
   const Request options = parse({"in.png", "out.png"}, args);
   nb::gil_scoped_release release;
-  std::vector<std::uint8_t> bytes;
-  if (bits == 8) {
-    bytes = encode_for_path(make_raster_from(reinterpret_cast<const std::uint8_t*>(data), w, h, c),
-                            path, options.write, {});
-  } else if (bits == 16) {
-    bytes = encode_for_path(make_raster_from(reinterpret_cast<const std::uint16_t*>(data), w, h, c),
-                            path, options.write, {});
-  } else {
-    bytes = encode_for_path(make_raster_from(reinterpret_cast<const float*>(data), w, h, c), path,
-                            options.write, {});
-  }
+  const AnyImage image = image_of(reinterpret_cast<const void*>(data), w, h, c, bits);
+  const std::vector<std::uint8_t> bytes = image.visit(
+      [&](const auto& raster) { return encode_for_path(raster, path, options.write, {}); });
   write_file_atomically(path, bytes, Durability::kRenamed);
 }
 

@@ -108,11 +108,11 @@ FileResult compile_target(const Request& r) {
   } else {
     d.image = make_image(1, 1, r.channels);  // all 0: transparent where there is alpha
   }
-  const ImageFormat keeps = d.bits == 32 ? ImageFormat::kHdr : ImageFormat::kPng;
+  const ImageFormat keeps = d.image.bits() == 32 ? ImageFormat::kHdr : ImageFormat::kPng;
   const PreparedImage p = prepare_image(std::move(d), r.blur, keeps);
   FileResult f;
   f.spec = p.spec;
-  f.samples = p.format;
+  f.samples = p.image.sample_format();
   f.kernel_key = kernel_key(p);
   return f;
 }

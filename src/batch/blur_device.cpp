@@ -123,17 +123,7 @@ bool BlurDevice::used_cpu() const {
 
 void BlurDevice::blur_on_cpu(PreparedImage& image, FileResult& result) {
   const auto start = std::chrono::steady_clock::now();
-  switch (image.format) {
-    case SampleFormat::k8:
-      image.image = gpublur::blur_on_cpu(image.image, image.spec);
-      break;
-    case SampleFormat::k16:
-      image.image16 = gpublur::blur_on_cpu(image.image16, image.spec);
-      break;
-    case SampleFormat::kFloat:
-      image.imagef = gpublur::blur_on_cpu(image.imagef, image.spec);
-      break;
-  }
+  image.image.visit([&](auto& raster) { raster = gpublur::blur_on_cpu(raster, image.spec); });
   result.stages.emplace_back("cpu blur", ms_since(start));
   result.device = "cpu";
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -141,16 +131,12 @@ void BlurDevice::blur_on_cpu(PreparedImage& image, FileResult& result) {
 }
 
 HostPixels gpu_pixels(PreparedImage& image, const CodecWork* codec) {
-  const auto view = [](auto& raster) {
-    return HostPixels{raster.pixels.empty() ? nullptr : raster.pixels.data(), raster.row_bytes(),
-                      raster.width, raster.height};
-  };
-  if (image.format == SampleFormat::k16) return view(image.image16);
-  if (image.format == SampleFormat::kFloat) return view(image.imagef);
-  Image& raster = image.image;
-  if (codec && codec->decode && !codec->encode && raster.pixels.empty())
-    raster.pixels.resize(raster.row_bytes() * static_cast<std::size_t>(raster.height));
-  return view(raster);
+  AnyImage& pixels = image.image;
+  if (codec && codec->decode && !codec->encode && !pixels.data()) {
+    pixels.visit(
+        [](auto& r) { r.pixels.resize(r.row_samples() * static_cast<std::size_t>(r.height)); });
+  }
+  return HostPixels{pixels.data(), pixels.row_bytes(), pixels.width(), pixels.height()};
 }
 
 void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& result,
@@ -167,8 +153,8 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
   }
   if (pool && !failed) {
     try {
-      const GpuBlurTimes t = pool->blur(gpu_pixels(image, codec), key, image.spec, image.format,
-                                        image.spec.channels, codec);
+      const GpuBlurTimes t = pool->blur(gpu_pixels(image, codec), key, image.spec,
+                                        image.image.sample_format(), image.spec.channels, codec);
       const bool decoded = codec && codec->decode, encoded = codec && codec->encode;
       result.device = "gpu";
       result.stacked = t.stacked;

@@ -10,7 +10,7 @@
 
 #include "base/errors.hpp"
 #include "batch/job_plan.hpp"
-#include "codegen/kernel_schedule.hpp"
+#include "image/image.hpp"
 #include "ops/blur_spec.hpp"
 
 namespace gpublur {

@@ -100,7 +100,7 @@ bool JpegRoute::takes_decode(std::string& why) {
 }
 
 bool JpegRoute::takes_encode(const PreparedImage& image) {
-  if (image.format != SampleFormat::k8 || image.srgb_bits != 0 ||
+  if (image.image.sample_format() != SampleFormat::k8 || image.srgb_bits != 0 ||
       (image.spec.channels != 1 && image.spec.channels != 3)) {
     return false;
   }

@@ -79,12 +79,6 @@ struct Item {
   bool going() const { return result.status == FileResult::Status::kDone; }
 };
 
-std::uint64_t bytes_of(const PreparedImage& p) {
-  return p.format == SampleFormat::k8    ? p.image.byte_count()
-         : p.format == SampleFormat::k16 ? p.image16.byte_count()
-                                         : p.imagef.byte_count();
-}
-
 // Runs one stage's work on an item, turning what it throws into the item's failure.
 template <typename F>
 void stage(Item& item, F&& work) {
@@ -146,7 +140,7 @@ std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& byte
   }
   DecodedImage d;
   d.format = ImageFormat::kJpeg;
-  d.image.width = facts.width, d.image.height = facts.height, d.image.channels = facts.channels;
+  d.image = Image{facts.width, facts.height, facts.channels, {}};  // its samples: nvJPEG's
   d.metadata = std::move(facts.metadata);
   d.subsampling = facts.subsampling;
   return d;
@@ -156,7 +150,7 @@ std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& byte
 void prepare(Item& item, DecodedImage&& decoded, const PipelineSettings& s) {
   FileResult& r = item.result;
   r.width = decoded.width(), r.height = decoded.height(), r.channels = decoded.channels();
-  r.bits = decoded.bits;
+  r.bits = decoded.image.bits();
   r.format_in = std::string(format_name(decoded.format));
   if (!s.strip_metadata) item.metadata = std::move(decoded.metadata);
   item.subsampling = decoded.subsampling;
@@ -164,7 +158,7 @@ void prepare(Item& item, DecodedImage&& decoded, const PipelineSettings& s) {
   item.prepared = prepare_image(std::move(decoded), s.blur, r.job.format);
   r.stages.emplace_back("prepare", ms_since(start));
   r.spec = item.prepared->spec;
-  r.samples = item.prepared->format;
+  r.samples = item.prepared->image.sample_format();
   r.kernel_key = kernel_key(*item.prepared);
   r.notes = item.prepared->notes;
   r.warning = item.prepared->warning;
@@ -197,7 +191,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
     DecodedImage decoded = decode_on_cpu(bytes, r, s);
     bytes = {};
     prepare(item, std::move(decoded), s);
-    item.held = bytes_of(*item.prepared);
+    item.held = item.prepared->image.byte_count();
   }
   budget.add(item.held);
 }
@@ -242,16 +236,6 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   }
 }
 
-// Encodes the blurred image, freeing its samples as soon as the encoder is done with them.
-std::vector<std::uint8_t> encode(FinishedImage&& f, const Job& job, EncodeOptions options,
-                                 const Metadata& metadata) {
-  if (f.bits == 32)
-    return encode_image_consuming(std::move(f.imagef), job.format, options, metadata);
-  if (f.bits == 16)
-    return encode_image_consuming(std::move(f.image16), job.format, options, metadata);
-  return encode_image_consuming(std::move(f.image), job.format, options, metadata);
-}
-
 void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
                   Durability durability) {
   if (path == "-") {
@@ -270,7 +254,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   FileResult& r = item.result;
   auto start = Clock::now();
   const bool linear = item.prepared->srgb_bits != 0;
-  FinishedImage finished = finish_image(std::move(*item.prepared));
+  AnyImage finished = finish_image(std::move(*item.prepared));
   item.prepared.reset();
   if (linear) r.stages.emplace_back("from linear", ms_since(start));
   EncodeOptions options = s.encode;
@@ -286,7 +270,8 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
     item.encoded = {};
     r.stages.emplace_back("metadata", ms_since(start));
   } else {
-    bytes = encode(std::move(finished), r.job, options, item.metadata);
+    // Its samples are freed as soon as the encoder is done with them.
+    bytes = encode_image_consuming(std::move(finished), r.job.format, options, item.metadata);
     r.stages.emplace_back("encode", ms_since(start));
     if (r.job.format == ImageFormat::kJpeg) r.encoder = "libjpeg-turbo";
   }

@@ -9,17 +9,17 @@
 #include <vector>
 
 #include "codecs/decoded_image.hpp"
-#include "codegen/kernel_schedule.hpp"
+#include "image/any_image.hpp"
 #include "ops/blur_parameters.hpp"
+#include "ops/blur_spec.hpp"
 
 namespace gpublur {
 
 struct PreparedImage {
-  SampleFormat format = SampleFormat::k8;  // the samples the blur runs on
   BlurSpec spec;
-  Image image;      // format k8
-  Image16 image16;  // format k16 (16-bit images, and every --linear blur)
-  ImageF imagef;    // format kFloat
+  /// The samples the blur runs on: 8-bit, 16-bit (16-bit images, and every --linear blur) or
+  /// floating-point. An image the GPU's codec decodes has its shape here, not yet its samples.
+  AnyImage image;
   /// --linear: the blurred linear light goes back to sRGB of this many bits (8 or 16); 0: none.
   int srgb_bits = 0;
   std::vector<std::string> notes;  // conversions made, for --verbose
@@ -31,16 +31,9 @@ struct PreparedImage {
 PreparedImage prepare_image(DecodedImage&& decoded, const BlurParameters& parameters,
                             ImageFormat output);
 
-/// The blurred image, in the samples the output is written with.
-struct FinishedImage {
-  int bits = 8;  // 8: image, 16: image16, 32: imagef
-  Image image;
-  Image16 image16;
-  ImageF imagef;
-};
-
-/// After the blur: --linear's linear light encoded back to sRGB; the rest moved as it is.
-FinishedImage finish_image(PreparedImage&& prepared);
+/// After the blur, the image in the samples the output is written with: --linear's linear light
+/// encoded back to sRGB; the rest moved as it is.
+AnyImage finish_image(PreparedImage&& prepared);
 
 /// What identifies the kernel a prepared image needs among those of one command (the spec is the
 /// same for all but these): channels, samples, premultiplied alpha, linear light.

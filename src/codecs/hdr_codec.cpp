@@ -142,8 +142,8 @@ DecodedImage decode_hdr(const std::uint8_t* data, std::size_t size, const Decode
                    "scanlines");
   DecodedImage result;
   result.format = ImageFormat::kHdr;
-  result.bits = 32;
-  result.imagef = make_raster<float>(static_cast<int>(w), static_cast<int>(h), 3);
+  result.image = make_raster<float>(static_cast<int>(w), static_cast<int>(h), 3);
+  ImageF& image = result.image.get<ImageF>();
   std::vector<std::uint8_t> line(w * 4);
   bool flat = !rle_width;
   for (std::size_t y = 0; y < h; ++y) {
@@ -163,7 +163,7 @@ DecodedImage decode_hdr(const std::uint8_t* data, std::size_t size, const Decode
     } else {
       read_rle_scanline(r, line.data(), w);
     }
-    float* out = result.imagef.pixels.data() + y * w * 3;
+    float* out = image.pixels.data() + y * w * 3;
     for (std::size_t x = 0; x < w; ++x) rgbe_to_float(&line[x * 4], out + x * 3);
   }
   return result;

@@ -71,6 +71,12 @@ std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
   return encode_any(image, format, options, metadata);
 }
 
+std::vector<std::uint8_t> encode_image(const AnyImage& image, ImageFormat format,
+                                       const EncodeOptions& options, const Metadata& metadata) {
+  return image.visit(
+      [&](const auto& raster) { return encode_image(raster, format, options, metadata); });
+}
+
 template <typename Sample>
 std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
                                                  const EncodeOptions& options,
@@ -94,6 +100,14 @@ void write_image(const Raster<Sample>& image, const std::string& path, const Enc
                  const Metadata& metadata) {
   write_file_atomically(path, encode_for_path(image, path, options, metadata),
                         Durability::kRenamed);
+}
+
+std::vector<std::uint8_t> encode_image_consuming(AnyImage&& image, ImageFormat format,
+                                                 const EncodeOptions& options,
+                                                 const Metadata& metadata) {
+  return image.visit([&](auto& raster) {
+    return encode_image_consuming(std::move(raster), format, options, metadata);
+  });
 }
 
 #define GPUBLUR_INSTANTIATE(Sample)                                                             \

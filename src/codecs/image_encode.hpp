@@ -9,6 +9,7 @@
 
 #include "codecs/encode_options.hpp"
 #include "codecs/image_format.hpp"
+#include "image/any_image.hpp"
 #include "image/image.hpp"
 #include "image/metadata.hpp"
 
@@ -28,11 +29,19 @@ std::vector<std::uint8_t> encode_image(const ImageF& image, ImageFormat format,
                                        const EncodeOptions& options = {},
                                        const Metadata& metadata = {});
 
+/// The same, at the image's depth.
+std::vector<std::uint8_t> encode_image(const AnyImage& image, ImageFormat format,
+                                       const EncodeOptions& options = {},
+                                       const Metadata& metadata = {});
+
 /// encode_image of an image no longer needed: its samples are freed as soon as the encoder is done
 /// with them (PNG: once its rows are filtered), so that encoding holds about twice the image at
 /// most. `image` is left empty.
 template <typename Sample>
 std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFormat format,
+                                                 const EncodeOptions& options = {},
+                                                 const Metadata& metadata = {});
+std::vector<std::uint8_t> encode_image_consuming(AnyImage&& image, ImageFormat format,
                                                  const EncodeOptions& options = {},
                                                  const Metadata& metadata = {});
 

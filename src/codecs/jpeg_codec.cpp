@@ -179,10 +179,11 @@ bool decode(Decoder& d, const std::uint8_t* data, std::size_t size, const Decode
   jpeg_start_decompress(&cinfo);
   const int width = static_cast<int>(cinfo.output_width);
   d.result.image = make_image(width, static_cast<int>(cinfo.output_height), gray ? 1 : 3);
+  Image& image = d.result.image.get<Image>();
   if (cmyk) d.cmyk_row.resize(static_cast<std::size_t>(width) * 4);
-  const std::size_t row_bytes = d.result.image.row_bytes();
+  const std::size_t row_bytes = image.row_bytes();
   while (cinfo.output_scanline < cinfo.output_height) {
-    std::uint8_t* row = d.result.image.pixels.data() + cinfo.output_scanline * row_bytes;
+    std::uint8_t* row = image.pixels.data() + cinfo.output_scanline * row_bytes;
     JSAMPROW target = cmyk ? d.cmyk_row.data() : row;
     jpeg_read_scanlines(&cinfo, &target, 1);
     if (cmyk) cmyk_to_rgb(d.cmyk_row.data(), row, width, cinfo.saw_Adobe_marker);

@@ -298,12 +298,11 @@ DecodedImage decode_png(const std::uint8_t* data, std::size_t size, const Decode
   }
   DecodedImage result;
   result.format = ImageFormat::kPng;
-  result.bits = static_cast<int>(mode.bits);
   const int w = static_cast<int>(width), h = static_cast<int>(height);
   if (mode.bits == 8) {
     result.image = copy_samples<std::uint8_t>(samples.get(), w, h, mode.channels);
   } else {
-    result.image16 = copy_samples<std::uint16_t>(samples.get(), w, h, mode.channels);
+    result.image = copy_samples<std::uint16_t>(samples.get(), w, h, mode.channels);
   }
   result.metadata = metadata_of(state.get()->info_png, chunks);
   return result;

@@ -158,8 +158,7 @@ DecodedImage decode_pnm(const std::uint8_t* data, std::size_t size, const Decode
   DecodedImage result;
   result.format = ImageFormat::kPnm;
   if (h.max > 255) {
-    result.bits = 16;
-    result.image16 = read_samples<std::uint16_t>(r, h);
+    result.image = read_samples<std::uint16_t>(r, h);
   } else {
     result.image = read_samples<std::uint8_t>(r, h);
   }

@@ -156,8 +156,7 @@ DecodedImage decode_psd(const std::uint8_t* data, std::size_t size, const Decode
   const int channels = colour + (h.stored_channels > colour ? 1 : 0);
   result.format = ImageFormat::kPsd;
   if (h.depth == 16) {
-    result.bits = 16;
-    result.image16 = read_planes<std::uint16_t>(r, h, channels, compression);
+    result.image = read_planes<std::uint16_t>(r, h, channels, compression);
   } else {
     result.image = read_planes<std::uint8_t>(r, h, channels, compression);
   }

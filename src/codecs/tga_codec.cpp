@@ -152,13 +152,14 @@ DecodedImage decode_tga(const std::uint8_t* data, std::size_t size, const Decode
   DecodedImage result;
   result.format = ImageFormat::kTga;
   result.image = make_image(h.width, h.height, channels);
+  Image& image = result.image.get<Image>();
   const bool top_first = (h.descriptor & 32) != 0, right_first = (h.descriptor & 16) != 0;
   const auto w = static_cast<std::size_t>(h.width), c = static_cast<std::size_t>(channels);
   for (std::size_t y = 0; y < static_cast<std::size_t>(h.height); ++y) {
     const std::size_t row = top_first ? y : static_cast<std::size_t>(h.height) - 1 - y;
     for (std::size_t x = 0; x < w; ++x) {
       const Pixel p = source.pixel(y * w + (right_first ? w - 1 - x : x));
-      std::uint8_t* out = &result.image.pixels[(row * w + x) * c];
+      std::uint8_t* out = &image.pixels[(row * w + x) * c];
       if (gray) {
         out[0] = p[0];
         if (alpha) out[1] = p[1];

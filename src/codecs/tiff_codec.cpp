@@ -380,14 +380,15 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
   if (direct(l)) {
     const int w = static_cast<int>(l.width), height = static_cast<int>(l.height), c = l.spp;
     if (l.bps == 16) {
-      result.bits = 16;
-      result.image16 = make_raster<std::uint16_t>(w, height, c);
-      read_samples(h, l, result.image16);
-      normalise(l, result.image16);
+      Image16 image = make_raster<std::uint16_t>(w, height, c);
+      read_samples(h, l, image);
+      normalise(l, image);
+      result.image = std::move(image);
     } else {
-      result.image = make_image(w, height, c);
-      read_samples(h, l, result.image);
-      normalise(l, result.image);
+      Image image = make_image(w, height, c);
+      read_samples(h, l, image);
+      normalise(l, image);
+      result.image = std::move(image);
     }
   } else {
     result.image = read_rendered(h, l);

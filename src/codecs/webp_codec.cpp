@@ -118,7 +118,7 @@ DecodedImage decode_webp(const std::uint8_t* data, std::size_t size, const Decod
   DecodedImage result;
   result.format = ImageFormat::kWebp;
   result.image = make_image(features.width, features.height, features.has_alpha ? 4 : 3);
-  Image& image = result.image;
+  Image& image = result.image.get<Image>();
   const int stride = static_cast<int>(image.row_bytes());
   const std::uint8_t* done =
       features.has_alpha

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/name_table.hpp"
+#include "image/image.hpp"
 #include "mma_geometry.cuh"
 #include "ops/filter_spec.hpp"
 
@@ -37,9 +38,8 @@ inline constexpr NameTable<KernelVariant, 7> kVariantNames{{{
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
 
-/// The samples a kernel reads and writes. Only 8-bit straight blurs have the fast variants;
-/// 16-bit, floating-point and premultiplied blurs take kGeneral.
-enum class SampleFormat { k8, k16, kFloat };
+// A kernel reads and writes samples of one SampleFormat (image/image.hpp). Only 8-bit straight
+// blurs have the fast variants; 16-bit, floating-point and premultiplied blurs take kGeneral.
 
 /// Whether `spec` is a convolution matrix of rank one at `format`'s precision: two 1-D passes
 /// (kGeneral), as the CPU twin runs it; a matrix that is not runs as kDense.

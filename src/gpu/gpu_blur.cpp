@@ -18,12 +18,6 @@
 namespace gpublur {
 namespace {
 
-template <typename Sample>
-constexpr SampleFormat format_of() {
-  if constexpr (std::is_floating_point_v<Sample>) return SampleFormat::kFloat;
-  return sizeof(Sample) == 1 ? SampleFormat::k8 : SampleFormat::k16;
-}
-
 double ms_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
@@ -66,7 +60,7 @@ GpuTimes GpuKernel::blur_in_place(std::vector<Raster<Sample>>& images) const {
 template <typename Sample>
 GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const {
   const Raster<Sample>& first = images[0];
-  if (first.channels != kernel_.channels || kernel_.format != format_of<Sample>()) {
+  if (first.channels != kernel_.channels || kernel_.format != sample_format_of<Sample>()) {
     throw InternalError("kernel " + kernel_.name + " does not fit an image of " +
                         std::to_string(first.channels) + " channels of " +
                         std::to_string(sizeof(Sample) * 8) + "-bit samples");
@@ -123,10 +117,6 @@ GpuTimes GpuKernel::blur_stack(Raster<Sample>* images, std::size_t count) const 
 }
 
 namespace {
-
-std::size_t sample_bytes(SampleFormat format) {
-  return format == SampleFormat::k8 ? 1 : format == SampleFormat::k16 ? 2 : 4;
-}
 
 // Whether the kernels can read or write `stack` where it is: 16-byte accesses need every row to
 // start on a 16-byte boundary, and rows whose bytes are not a multiple of 16 would be read or

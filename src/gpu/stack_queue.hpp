@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/kernel_schedule.hpp"
 #include "gpu/device_codec.hpp"
+#include "image/image.hpp"
 #include "ops/blur_spec.hpp"
 
 namespace gpublur {

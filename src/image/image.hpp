@@ -1,10 +1,12 @@
 // image.hpp — images with interleaved channels, rows packed without padding: 8-bit (Image),
-// 16-bit (Image16) and floating-point (ImageF) samples.
+// 16-bit (Image16) and floating-point (ImageF) samples, and their SampleFormat. Any of the three
+// as one value: any_image.hpp.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "base/checked_math.hpp"
@@ -17,6 +19,7 @@ constexpr int kMaxDimension = 65535;
 
 template <typename Sample>
 struct Raster {
+  using SampleType = Sample;
   int width = 0;
   int height = 0;
   int channels = 0;            // 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
@@ -34,6 +37,24 @@ struct Raster {
 using Image = Raster<std::uint8_t>;
 using Image16 = Raster<std::uint16_t>;
 using ImageF = Raster<float>;  // HDR: linear light, unbounded
+
+/// The samples of a raster, and so of the kernel that blurs it: 8-bit (Image), 16-bit (Image16),
+/// floating-point (ImageF).
+enum class SampleFormat { k8, k16, kFloat };
+
+template <typename Sample>
+constexpr SampleFormat sample_format_of() {
+  static_assert(std::is_same_v<Sample, std::uint8_t> || std::is_same_v<Sample, std::uint16_t> ||
+                    std::is_same_v<Sample, float>,
+                "8-bit, 16-bit or float samples");
+  if constexpr (std::is_same_v<Sample, float>) return SampleFormat::kFloat;
+  return sizeof(Sample) == 1 ? SampleFormat::k8 : SampleFormat::k16;
+}
+
+/// Bytes a sample of `format` takes: 1, 2 or 4.
+constexpr std::size_t sample_bytes(SampleFormat format) {
+  return format == SampleFormat::k8 ? 1 : format == SampleFormat::k16 ? 2 : 4;
+}
 
 /// Throws IoError unless 1 <= width, height <= kMaxDimension and 1 <= channels <= 4.
 void check_shape(int width, int height, int channels);
@@ -59,8 +80,8 @@ Raster<Sample> make_raster_from(const Sample* samples, int width, int height, in
   image.width = width;
   image.height = height;
   image.channels = channels;
-  image.pixels.assign(samples, samples + checked_mul(image.row_samples(),
-                                                     static_cast<std::size_t>(height)));
+  image.pixels.assign(samples,
+                      samples + checked_mul(image.row_samples(), static_cast<std::size_t>(height)));
   return image;
 }
 

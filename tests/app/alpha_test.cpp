@@ -100,7 +100,7 @@ TEST_CASE("an opaque image gives the same bytes with either --alpha", "[alpha]")
         {dir + "/opaque.png", out, "--size", "7", "--device", "cpu", "--alpha", alpha});
     std::ostringstream sink;
     REQUIRE(run(o, sink, sink) == 0);
-    return decode_image(read_file(out), out).image.pixels;
+    return decode_image(read_file(out), out).image.get<Image>().pixels;
   };
   CHECK(blur_with("premultiplied", dir + "/p.png") == blur_with("straight", dir + "/s.png"));
 }

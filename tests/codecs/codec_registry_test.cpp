@@ -80,7 +80,7 @@ TEST_CASE("every row's files are its own: sniffed as it, by no other row, read b
         }
         const DecodedImage back = decode_image(file, name);
         CHECK(back.format == codec.format);
-        CHECK(back.bits == bits);
+        CHECK(back.image.bits() == bits);
         CHECK(back.width() == 9);
         CHECK(back.height() == 7);
       }

@@ -91,9 +91,9 @@ TEST_CASE(
     const JpegFacts f = read_jpeg_facts(file.data(), file.size(), DecodeLimits{});
     CHECK(f.gpu_decodable == c.gpu);
     CHECK(f.why_not.empty() == c.gpu);
-    CHECK(f.width == d.image.width);
-    CHECK(f.height == d.image.height);
-    CHECK(f.channels == d.image.channels);
+    CHECK(f.width == d.width());
+    CHECK(f.height == d.height());
+    CHECK(f.channels == d.channels());
     CHECK(f.subsampling == decoded_subsampling);
   }
   SECTION("a file cut short goes to the CPU, which refuses it") {

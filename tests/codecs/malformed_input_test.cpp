@@ -128,7 +128,7 @@ TEST_CASE("a progressive JPEG of more than 100 scans is refused, at once", "[mal
   test::JpegVariant progressive;
   progressive.progressive = true;
   const Bytes jpeg = test::write_jpeg_variant(test::random_image(256, 256, 3, 4), progressive);
-  CHECK(decode(with_repeated_last_scan(jpeg, kMaxJpegScans), "x.jpg").image.width == 256);
+  CHECK(decode(with_repeated_last_scan(jpeg, kMaxJpegScans), "x.jpg").width() == 256);
   const Bytes bomb = with_repeated_last_scan(jpeg, 5000);
   const auto start = std::chrono::steady_clock::now();
   CHECK_THROWS_WITH(decode(bomb, "x.jpg"), Catch::Contains("damaged JPEG: more than 100 scans"));
@@ -158,8 +158,9 @@ TEST_CASE("TIFF tiles larger than the image could need are refused before they a
   // A 16x16 image in one 65536x65536 tile: libtiff's TIFFTileSize said 12.9 GB, which the reader
   // allocated (and 29 s) before libtiff found the tile's data short. Tiles up to 1024 pixels a side
   // are fine on any image (GDAL puts 256-pixel tiles on small ones), larger only on larger images.
-  CHECK(decode(tiled_tiff(256, 256 * 256), "x.tif").image.pixels == Bytes(256, 128));
-  CHECK(decode(tiled_tiff(1024, 1024 * 1024), "x.tif").image.pixels == Bytes(256, 128));
+  CHECK(decode(tiled_tiff(256, 256 * 256), "x.tif").image.get<Image>().pixels == Bytes(256, 128));
+  CHECK(decode(tiled_tiff(1024, 1024 * 1024), "x.tif").image.get<Image>().pixels ==
+        Bytes(256, 128));
   CHECK_THROWS_WITH(decode(tiled_tiff(4096, 256), "x.tif"),
                     Catch::Contains("damaged TIFF: tiles of 4096x4096 pixels (16777216 bytes) for "
                                     "an image of 16x16"));

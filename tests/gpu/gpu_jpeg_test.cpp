@@ -35,8 +35,8 @@ std::vector<std::pair<std::string, Image>> photos() {
   for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
     const std::vector<std::uint8_t> bytes = read_file(entry.path().string());
     DecodedImage d = decode_image(bytes, entry.path().string(), DecodeLimits{});
-    if (d.bits != 8 || d.image.channels == 2 || d.image.channels == 4) continue;
-    all.emplace_back(entry.path().filename().string(), std::move(d.image));
+    if (!d.image.holds<Image>() || d.channels() == 2 || d.channels() == 4) continue;
+    all.emplace_back(entry.path().filename().string(), std::move(d.image.get<Image>()));
   }
   if (all.empty()) {
     WARN("no photos in " << dir << " (scripts/fetch-photos.sh): a synthetic picture instead");
@@ -68,7 +68,7 @@ PreparedImage undecoded(const std::vector<std::uint8_t>& jpeg, const BlurParamet
   const JpegFacts f = read_jpeg_facts(jpeg.data(), jpeg.size(), DecodeLimits{});
   REQUIRE(f.gpu_decodable);
   DecodedImage d;
-  d.image.width = f.width, d.image.height = f.height, d.image.channels = f.channels;
+  d.image = Image{f.width, f.height, f.channels, {}};
   return prepare_image(std::move(d), p, ImageFormat::kPng);
 }
 
@@ -80,7 +80,7 @@ Image gpu_decode_and_blur(GpuPool& pool, const std::vector<std::uint8_t>& jpeg,
   work.decode = &jpeg;
   test::pool_blur(pool, image, &work);
   if (decoder) *decoder = work.decoder;
-  return std::move(image.image);
+  return std::move(image.image.get<Image>());
 }
 
 // Bytes that differ (0: the same), rather than comparing vectors Catch would print whole.
@@ -128,7 +128,7 @@ TEST_CASE(
       const DecodedImage cpu = decode_jpeg(jpeg.data(), jpeg.size(), DecodeLimits{});
       std::string decoder;
       const Image gpu_pixels = gpu_decode_and_blur(decoding.pool, jpeg, identity, &decoder);
-      const Difference d = difference(gpu_pixels, cpu.image);
+      const Difference d = difference(gpu_pixels, cpu.image.get<Image>());
       std::cout << "jpeg decode difference, nvJPEG " << decoder << " vs libjpeg-turbo: " << name
                 << " " << photo.width << "x" << photo.height << "x" << photo.channels << " "
                 << s.name << " q95: max " << d.max << ", mean " << d.mean << "\n";
@@ -156,7 +156,7 @@ TEST_CASE(
     DecodedImage d;
     d.image = photo;
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kJpeg);
-    const Image source = image.image;
+    const Image source = image.image.get<Image>();
     CodecWork work;
     work.encode = JpegEncodeSettings{95, s};
     test::pool_blur(p.pool, image, &work);
@@ -168,8 +168,8 @@ TEST_CASE(
         decode_jpeg(work.encoded.data(), work.encoded.size(), DecodeLimits{}, &read);
     const DecodedImage cpu_back = decode_jpeg(cpu.data(), cpu.size(), DecodeLimits{});
     CHECK(read == s);
-    const Difference to_source = difference(back.image, blurred);
-    const Difference to_cpu = difference(back.image, cpu_back.image);
+    const Difference to_source = difference(back.image.get<Image>(), blurred);
+    const Difference to_cpu = difference(back.image.get<Image>(), cpu_back.image.get<Image>());
     std::cout << "jpeg encode, nvJPEG vs the blurred image: max " << to_source.max << ", mean "
               << to_source.mean << "; vs libjpeg-turbo's file decoded: max " << to_cpu.max
               << ", mean " << to_cpu.mean << "; bytes " << work.encoded.size() << " vs "
@@ -186,8 +186,8 @@ TEST_CASE(
     work.encode = JpegEncodeSettings{90, ChromaSubsampling::k444};
     test::pool_blur(p.pool, image, &work);
     const DecodedImage back = decode_jpeg(work.encoded.data(), work.encoded.size(), DecodeLimits{});
-    CHECK(back.image.channels == 1);
-    CHECK(back.image.width == 320);
+    CHECK(back.channels() == 1);
+    CHECK(back.width() == 320);
   }
 }
 
@@ -260,9 +260,10 @@ TEST_CASE(
     CHECK(gpu_round_trip(pool, jpegs[i], blur) == together[i]);
     // And it is the blur of that file: close to the CPU's blur of libjpeg-turbo's decode.
     const DecodedImage source = decode_jpeg(jpegs[i].data(), jpegs[i].size(), DecodeLimits{});
-    const Image expected = blur_on_cpu(source.image, make_blur_spec(blur, photo.channels));
+    const Image expected =
+        blur_on_cpu(source.image.get<Image>(), make_blur_spec(blur, photo.channels));
     const DecodedImage back = decode_jpeg(together[i].data(), together[i].size(), DecodeLimits{});
-    CHECK(difference(back.image, expected).mean <= 1.5);
+    CHECK(difference(back.image.get<Image>(), expected).mean <= 1.5);
   }
   const std::vector<GpuWorkerStats> stats = pool.stats();
   long jpeg_images = 0;
@@ -278,7 +279,7 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
   SECTION("a progressive JPEG") {
     const std::vector<std::uint8_t> jpeg = test::write_jpeg_variant(rgb, {95, 2, 2, true});
     DecodedImage d;
-    d.image.width = 96, d.image.height = 64, d.image.channels = 3;
+    d.image = Image{96, 64, 3, {}};
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kPng);
     CodecWork work;
     work.decode = &jpeg;
@@ -288,7 +289,7 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     std::vector<std::uint8_t> jpeg = test::write_jpeg_variant(rgb, {95, 2, 2, false, 1});
     for (std::size_t i = jpeg.size() / 2; i < jpeg.size() / 2 + 64; ++i) jpeg[i] ^= 0x5A;
     DecodedImage d;
-    d.image.width = 96, d.image.height = 64, d.image.channels = 3;
+    d.image = Image{96, 64, 3, {}};
     PreparedImage image = prepare_image(std::move(d), blur, ImageFormat::kPng);
     CodecWork work;
     work.decode = &jpeg;
@@ -300,6 +301,6 @@ TEST_CASE("what nvJPEG does not decode comes back to the CPU untouched", "[gpu][
     const DecodedImage cpu = decode_jpeg(good.data(), good.size(), DecodeLimits{});
     const Image after =
         gpu_decode_and_blur(decoding.pool, good, test::make_test_parameters(1, 0.5));
-    CHECK(difference(after, cpu.image).mean <= 1.0);
+    CHECK(difference(after, cpu.image.get<Image>()).mean <= 1.0);
   }
 }

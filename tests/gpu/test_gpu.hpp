@@ -29,8 +29,8 @@ inline GpuSession& session() {
 
 /// Blurs a prepared image on `pool`, as the pipeline hands it over.
 inline GpuBlurTimes pool_blur(GpuPool& pool, PreparedImage& image, CodecWork* codec = nullptr) {
-  return pool.blur(gpu_pixels(image, codec), kernel_key(image), image.spec, image.format,
-                   image.spec.channels, codec);
+  return pool.blur(gpu_pixels(image, codec), kernel_key(image), image.spec,
+                   image.image.sample_format(), image.spec.channels, codec);
 }
 
 }  // namespace gpublur::test

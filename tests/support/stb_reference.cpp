@@ -6,38 +6,33 @@
 #include "support/stb_reference.hpp"
 
 namespace gpublur::test {
+namespace {
 
-std::optional<StbImage> stb_decode(const std::vector<std::uint8_t>& file, int desired) {
+// stb's `samples` (freed here) as a raster of their depth; nullopt where stb refused the file.
+template <typename Sample>
+std::optional<AnyImage> take(Sample* samples, int width, int height, int channels, int desired) {
+  if (!samples) return std::nullopt;
+  Raster<Sample> image{width, height, desired ? desired : channels, {}};
+  image.pixels.assign(samples, samples + static_cast<std::size_t>(width) * height * image.channels);
+  stbi_image_free(samples);
+  return AnyImage(std::move(image));
+}
+
+}  // namespace
+
+std::optional<AnyImage> stb_decode(const std::vector<std::uint8_t>& file, int desired) {
   const int size = static_cast<int>(file.size());
-  StbImage out;
-  int channels = 0;
+  int w = 0, h = 0, channels = 0;  // set by the load, so read only after it
   if (stbi_is_hdr_from_memory(file.data(), size)) {
-    float* f =
-        stbi_loadf_from_memory(file.data(), size, &out.width, &out.height, &channels, desired);
-    if (!f) return std::nullopt;
-    out.channels = desired ? desired : channels;
-    out.bits = 32;
-    out.samplesf.assign(f, f + static_cast<std::size_t>(out.width) * out.height * out.channels);
-    stbi_image_free(f);
-    return out;
+    float* samples = stbi_loadf_from_memory(file.data(), size, &w, &h, &channels, desired);
+    return take(samples, w, h, channels, desired);
   }
   if (stbi_is_16_bit_from_memory(file.data(), size)) {
-    stbi_us* p =
-        stbi_load_16_from_memory(file.data(), size, &out.width, &out.height, &channels, desired);
-    if (!p) return std::nullopt;
-    out.channels = desired ? desired : channels;
-    out.bits = 16;
-    out.samples16.assign(p, p + static_cast<std::size_t>(out.width) * out.height * out.channels);
-    stbi_image_free(p);
-    return out;
+    stbi_us* samples = stbi_load_16_from_memory(file.data(), size, &w, &h, &channels, desired);
+    return take(samples, w, h, channels, desired);
   }
-  stbi_uc* p =
-      stbi_load_from_memory(file.data(), size, &out.width, &out.height, &channels, desired);
-  if (!p) return std::nullopt;
-  out.channels = desired ? desired : channels;
-  out.samples8.assign(p, p + static_cast<std::size_t>(out.width) * out.height * out.channels);
-  stbi_image_free(p);
-  return out;
+  stbi_uc* samples = stbi_load_from_memory(file.data(), size, &w, &h, &channels, desired);
+  return take(samples, w, h, channels, desired);
 }
 
 }  // namespace gpublur::test

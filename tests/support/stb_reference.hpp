@@ -7,17 +7,12 @@
 #include <optional>
 #include <vector>
 
+#include "image/any_image.hpp"
+
 namespace gpublur::test {
 
 /// What stb_image decodes: samples as it gives them (8-bit, 16-bit where it keeps 16, or float
-/// for HDR), `desired` channels (0: the file's own).
-struct StbImage {
-  int width = 0, height = 0, channels = 0;
-  int bits = 8;
-  std::vector<std::uint8_t> samples8;
-  std::vector<std::uint16_t> samples16;
-  std::vector<float> samplesf;
-};
-std::optional<StbImage> stb_decode(const std::vector<std::uint8_t>& file, int desired = 0);
+/// for HDR), `desired` channels (0: the file's own); nullopt where it refuses the file.
+std::optional<AnyImage> stb_decode(const std::vector<std::uint8_t>& file, int desired = 0);
 
 }  // namespace gpublur::test
