@@ -215,20 +215,20 @@ GB_HD Sample finish_matrix(i64 s, const MatrixScale& m) {
   return clamp_to<Sample>(round_div(s * m.scale + m.bias, m.denominator), kMax);
 }
 
-// 8-bit samples p (0..255), signed weights W (i32). Dense: S = sum W p, rows of the matrix outer,
-// columns inner. Rank one (W = column x row): m = sum column_j p (the vertical pass, kept whole),
-// S = sum row_i m; the same integer, since nothing is rounded on the way.
-//   |m|, |S| <= sum|W| * 255 <= 2^31 - 1 (checked by the front end)   i32, exact
-//   t = S * scale + bias: |t| + denominator <= 2^62 (checked)         i64, exact
-struct Matrix8 {
-  typedef u8 Sample;
-  typedef u8 In;
-  typedef i32 Tap;
-  typedef i32 Mid;
-  typedef i32 Sum;
+// An integer matrix on integer samples 0..kMaxValue: the sums kept whole in T (Mid and Sum), each
+// colour finished by finish_matrix, alpha copied where the spec keeps it. Dense: S = sum W p, rows
+// of the matrix outer, columns inner. Rank one (W = column x row): m = sum column_j p (the
+// vertical pass, kept whole), S = sum row_i m; the same integer, since nothing is rounded on the
+// way. Matrix8 and Matrix16 below state their bounds.
+template <typename SampleT, typename T, i64 kMaxValue>
+struct MatrixInteger {
+  typedef SampleT Sample;
+  typedef SampleT In;
+  typedef T Tap;
+  typedef T Mid;
+  typedef T Sum;
   typedef MatrixScale Numbers;
-  static constexpr i64 kMax = 255;
-  static constexpr i64 kSumBound = 2147483647;  // |S| may reach this
+  static constexpr i64 kMax = kMaxValue;
   static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
   static GB_HD Mid vertical_done(Mid a) { return a; }
   static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
@@ -239,26 +239,18 @@ struct Matrix8 {
   }
 };
 
+// 8-bit samples p (0..255), signed weights W (i32):
+//   |m|, |S| <= sum|W| * 255 <= 2^31 - 1 (checked by the front end)   i32, exact
+//   t = S * scale + bias: |t| + denominator <= 2^62 (checked)         i64, exact
+struct Matrix8 : MatrixInteger<u8, i32, 255> {
+  static constexpr i64 kSumBound = 2147483647;  // |S| may reach this
+};
+
 // 16-bit samples (0..65535), weights i64:
 //   |m|, |S| <= sum|W| * 65535 <= 2^62 (checked)                     i64, exact
 //   t = S * scale + bias: |t| + denominator <= 2^62 (checked)        i64, exact
-struct Matrix16 {
-  typedef u16 Sample;
-  typedef u16 In;
-  typedef i64 Tap;
-  typedef i64 Mid;
-  typedef i64 Sum;
-  typedef MatrixScale Numbers;
-  static constexpr i64 kMax = 65535;
+struct Matrix16 : MatrixInteger<u16, i64, 65535> {
   static constexpr i64 kSumBound = 4611686018427387904ll;  // 2^62
-  static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
-  static GB_HD Mid vertical_done(Mid a) { return a; }
-  static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
-                           bool keep_alpha, const Numbers& m) {
-    const int filtered = keep_alpha ? channels - 1 : channels;
-    for (int k = 0; k < filtered; ++k) out[k] = finish_matrix<Sample, kMax>(s[k], m);
-    if (keep_alpha) out[channels - 1] = in[channels - 1];
-  }
 };
 
 // Floating point (HDR): real weights w / D summed in double (as Float's: one rounding per product
