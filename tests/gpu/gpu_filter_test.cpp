@@ -6,16 +6,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
-#include "app/run.hpp"
 #include "codecs/image_encode.hpp"
 #include "cpu/cpu_blur.hpp"
+#include "gpu/cli_bytes.hpp"
 #include "gpu/parallel_compiler.hpp"
 #include "gpu/test_gpu.hpp"
 #include "ops/blur_parameters.hpp"
-#include "support/parse_args.hpp"
 #include "support/reference_blur.hpp"
 #include "support/temp_dir.hpp"
 
@@ -231,11 +228,7 @@ TEST_CASE("the CLI writes the CPU's bytes from the GPU: --matrix and --unsharp",
         std::vector<std::string> args{tmp.file(input), tmp.file(std::to_string(i) + ext),
                                       "--no-cache", "--device", i == 0 ? "gpu" : "cpu"};
         args.insert(args.end(), operation.begin(), operation.end());
-        const Request o = test::parse_args(args);
-        std::ostringstream out, err;
-        REQUIRE(run(o, out, err) == 0);
-        std::ifstream file(o.output, std::ios::binary);
-        bytes[i].assign(std::istreambuf_iterator<char>(file), {});
+        bytes[i] = test::cli_output_bytes(args);
       }
       REQUIRE(!bytes[0].empty());
       CHECK(bytes[0] == bytes[1]);

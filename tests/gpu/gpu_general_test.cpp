@@ -4,16 +4,13 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
-#include "app/run.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "cpu/cpu_blur.hpp"
+#include "gpu/cli_bytes.hpp"
 #include "gpu/parallel_compiler.hpp"
 #include "gpu/test_gpu.hpp"
-#include "support/parse_args.hpp"
 #include "support/reference_blur.hpp"
 #include "support/temp_dir.hpp"
 
@@ -183,11 +180,7 @@ TEST_CASE("the CLI writes the CPU's bytes from the GPU: 16-bit, HDR, --linear, a
                                     "--device",
                                     i == 0 ? "gpu" : "cpu"};
       if (r.linear) args.push_back("--linear");
-      const Request o = test::parse_args(args);
-      std::ostringstream out, err;
-      REQUIRE(run(o, out, err) == 0);
-      std::ifstream file(o.output, std::ios::binary);
-      bytes[i].assign(std::istreambuf_iterator<char>(file), {});
+      bytes[i] = test::cli_output_bytes(args);
     }
     REQUIRE(!bytes[0].empty());
     CHECK(bytes[0] == bytes[1]);
