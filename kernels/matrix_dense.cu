@@ -5,9 +5,13 @@
 // roundings follow), and stores through the policy's finish (kernels/arithmetic.cuh's Matrix8,
 // Matrix16, MatrixFloat), the very function the CPU twin stores through.
 //
+// A block's GB_BLOCK_THREADS threads stand GB_TILE_W across; each computes the pixels of its
+// column of the tile, a row of threads apart, so the tile's load and the barrier after it are
+// shared by GB_TILE_H / (GB_BLOCK_THREADS / GB_TILE_W) outputs a thread.
+//
 // codegen emits: prelude (GB_POLICY, the weights as Policy::Tap literals in GB_MATRIX, the finish
 // numbers GB_FINISH_NUMBERS, GB_KEEP_ALPHA, the border pixel, GB_TILE_W x GB_TILE_H pixels per
-// block of as many threads, one pixel each), common.cuh, arithmetic.cuh, this file.
+// block), common.cuh, arithmetic.cuh, this file.
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
@@ -34,6 +38,9 @@ typedef Policy::Sum Sum;
 
 constexpr int kTileW = GB_TILE_W;  // output pixels per block, across and down
 constexpr int kTileH = GB_TILE_H;
+constexpr int kThreadRows = GB_BLOCK_THREADS / kTileW;  // the block's threads: kTileW across
+constexpr int kRowsPerThread = kTileH / kThreadRows;     // each thread's outputs, kThreadRows apart
+static_assert(kRowsPerThread * kThreadRows == kTileH, "whole rows of threads");
 constexpr int kLoadW = kTileW + 2 * kRadiusX;  // the pixels a block's outputs reach
 constexpr int kLoadH = kTileH + 2 * kRadiusY;
 // Small matrices are unrolled whole, so each weight is an immediate (a zero weight costs
@@ -46,17 +53,37 @@ __constant__ Policy::Numbers finish_numbers = GB_FINISH_NUMBERS;
 __constant__ Sample border_pixel[4] = GB_BORDER_PIXEL;
 
 __device__ __forceinline__ Policy::Tap matrix_tap(int n) {
-  if (kUnrollAll) {
+  if constexpr (kUnrollAll) {  // a constant index: the weight is an immediate
     constexpr Policy::Tap taps[kSizeY * kSizeX] = GB_MATRIX;
     return taps[n];
+  } else {
+    return matrix_taps[n];
   }
-  return matrix_taps[n];
+}
+
+// One output pixel from the tile: every weight times the pixel it reaches, the matrix's rows
+// outer and its columns inner; `at` is the tile pixel under the matrix's first weight.
+__device__ __forceinline__ void sum_pixel(const Sample* at, Sum* sum) {
+#pragma unroll
+  for (int k = 0; k < kChannels; ++k) sum[k] = 0;
+#pragma unroll(kUnrollAll ? kSizeY : 1)
+  for (int j = 0; j < kSizeY; ++j) {
+    const Sample* row = at + j * kLoadW * kChannels;
+#pragma unroll
+    for (int i = 0; i < kSizeX; ++i) {
+      const Policy::Tap q = matrix_tap(j * kSizeX + i);
+#pragma unroll
+      for (int k = 0; k < kChannels; ++k) {
+        sum[k] = gb_arith::mac(sum[k], q, Policy::prepare(row + i * kChannels, k, kChannels));
+      }
+    }
+  }
 }
 
 // The tile's pixels, the border applied: tile[ty][tx] is pixel (x0 + tx - rx, y0 + ty - ry).
 __device__ __forceinline__ void load_tile(Sample* tile, const unsigned char* __restrict__ in,
                                           int pitch, int x0, int y0, int width, int height) {
-  for (int n = threadIdx.x; n < kLoadW * kLoadH; n += kTileW * kTileH) {
+  for (int n = threadIdx.x; n < kLoadW * kLoadH; n += GB_BLOCK_THREADS) {
     const int ty = n / kLoadW;
     const int tx = n - ty * kLoadW;
     const int sy = border_index(y0 + ty - kRadiusY, height);
@@ -83,27 +110,18 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
   const int y0 = blockIdx.y * kTileH;
   load_tile(tile, in, in_pitch, x0, y0, width, height);
   __syncthreads();
-  const int tx = threadIdx.x % kTileW;  // this thread's pixel of the tile (a 1-D block)
-  const int ty = threadIdx.x / kTileW;
+  const int tx = threadIdx.x % kTileW;  // this thread's column of the tile (a 1-D block)
   const int x = x0 + tx;
-  const int y = y0 + ty;
-  if (x >= width || y >= height) return;
-  Sum sum[kChannels];
+  if (x >= width) return;
 #pragma unroll
-  for (int k = 0; k < kChannels; ++k) sum[k] = 0;
-#pragma unroll(kUnrollAll ? kSizeY : 1)
-  for (int j = 0; j < kSizeY; ++j) {
-    const Sample* row = tile + ((ty + j) * kLoadW + tx) * kChannels;
-#pragma unroll
-    for (int i = 0; i < kSizeX; ++i) {
-      const Policy::Tap q = matrix_tap(j * kSizeX + i);
-#pragma unroll
-      for (int k = 0; k < kChannels; ++k) {
-        sum[k] = gb_arith::mac(sum[k], q, Policy::prepare(row + i * kChannels, k, kChannels));
-      }
-    }
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int ty = threadIdx.x / kTileW + r * kThreadRows;
+    const int y = y0 + ty;
+    if (y >= height) return;
+    Sum sum[kChannels];
+    sum_pixel(tile + (ty * kLoadW + tx) * kChannels, sum);
+    const Sample* centre = tile + ((ty + kRadiusY) * kLoadW + tx + kRadiusX) * kChannels;
+    Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
+    Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, finish_numbers);
   }
-  const Sample* centre = tile + ((ty + kRadiusY) * kLoadW + tx + kRadiusX) * kChannels;
-  Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
-  Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, finish_numbers);
 }

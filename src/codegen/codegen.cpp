@@ -68,7 +68,8 @@ std::string prelude(const FilterSpec& spec, const KernelSchedule& s, const std::
   p += define("GB_CHANNELS", spec.channels);
   p += define("GB_RADIUS_X", radius_x(spec));
   p += define("GB_RADIUS_Y", radius_y(spec));
-  if (s.variant != KernelVariant::kGeneral && s.variant != KernelVariant::kDense) {
+  if (s.variant != KernelVariant::kGeneral && s.variant != KernelVariant::kDense &&
+      s.variant != KernelVariant::kSeparable) {
     p += define("GB_TAPS_X", taps_initializer(spec.x));
     p += define("GB_TAPS_Y", taps_initializer(spec.y));
   }
@@ -108,6 +109,10 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
     case KernelVariant::kDense:
       files.push_back({"arithmetic.cuh", kArithmeticCuh});
       files.push_back({"matrix_dense.cu", kMatrixDenseCu});
+      break;
+    case KernelVariant::kSeparable:
+      files.push_back({"arithmetic.cuh", kArithmeticCuh});
+      files.push_back({"separable_tile.cu", kSeparableTileCu});
       break;
     case KernelVariant::kNaive:
       files.push_back({"naive_blur.cu", kNaiveBlurCu});
@@ -168,6 +173,10 @@ GeneratedKernel generate_kernel(const FilterSpec& spec, KernelVariant requested,
   if (variant == KernelVariant::kDense) {
     k.source += dense_defines(spec, format).defines;
     k.entry = "gb_matrix_kernel";
+  }
+  if (variant == KernelVariant::kSeparable) {
+    k.source += general_defines(spec, format).defines;
+    k.entry = "gb_separable_kernel";
   }
   for (const KernelFile& file : kernel_files(k.schedule)) {
     k.source += "#line 1 \"" + std::string(file.name) + "\"\n";

@@ -15,6 +15,7 @@ extern const std::string_view kBlurWideCu;      // kernels/blur_wide.cu
 extern const std::string_view kNaiveBlurCu;     // kernels/naive_blur.cu
 extern const std::string_view kBlurGeneralCu;   // kernels/blur_general.cu
 extern const std::string_view kMatrixDenseCu;   // kernels/matrix_dense.cu
+extern const std::string_view kSeparableTileCu; // kernels/separable_tile.cu
 extern const std::string_view kMmaGeometryCuh;  // kernels/mma_geometry.cuh
 extern const std::string_view kMmaLayoutCuh;    // kernels/mma_layout.cuh
 extern const std::string_view kMmaPtxCuh;       // kernels/mma_ptx.cuh

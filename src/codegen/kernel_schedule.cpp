@@ -148,15 +148,43 @@ KernelSchedule wide_schedule(const FilterSpec& spec) {
   return s;
 }
 
-// A block of 32 x 8 threads, one output pixel each (all its channels): the tile kDense loads with
-// the matrix's reach around it stays under 48 KiB of shared memory up to 31x31 RGBA floats.
-KernelSchedule dense_schedule() {
+// 256 threads, 32 across: a tile of 32 x 32 pixels where its load with the matrix's reach around
+// it fits the 48 KiB of static shared memory, else 32 x 16 or 32 x 8 (a 31x31 RGBA float matrix:
+// 62 x 38 pixels of 16 bytes). Taller tiles share one load and barrier among more outputs.
+KernelSchedule dense_schedule(const FilterSpec& spec, SampleFormat format) {
   KernelSchedule s;
   s.variant = KernelVariant::kDense;
+  s.block_threads = 256;
   s.tile_w = 32;  // pixels
-  s.tile_h = 8;
-  s.block_threads = s.tile_w * s.tile_h;
+  const int sample_bytes = format == SampleFormat::k8 ? 1 : format == SampleFormat::k16 ? 2 : 4;
+  const int load_w = s.tile_w + 2 * spec.matrix.radius_x();
+  for (s.tile_h = 32; s.tile_h > 8; s.tile_h /= 2) {
+    const int load_h = s.tile_h + 2 * spec.matrix.radius_y();
+    if (load_w * load_h * spec.channels * sample_bytes <= kSharedLimit) break;
+  }
   return s;
+}
+
+// kSeparable's: 256 threads, 32 across, on a tile of 32 x 32 pixels where the tile's load with
+// the filter's reach and its intermediate (the policy's Mid: 4 bytes for 8-bit samples, else 8)
+// fit the 48 KiB of static shared memory, else 32 x 16 or 32 x 8; nullopt where none fits.
+std::optional<KernelSchedule> separable_schedule(const FilterSpec& spec, SampleFormat format) {
+  KernelSchedule s;
+  s.variant = KernelVariant::kSeparable;
+  s.block_threads = 256;
+  s.tile_w = 32;
+  const bool matrix = spec.operation == Operation::kMatrix;
+  const int rx = matrix ? spec.matrix.radius_x() : spec.x.radius();
+  const int ry = matrix ? spec.matrix.radius_y() : spec.y.radius();
+  const int sample_bytes = format == SampleFormat::k8 ? 1 : format == SampleFormat::k16 ? 2 : 4;
+  const int mid_bytes = format == SampleFormat::k8 ? 4 : 8;
+  const int load_w = s.tile_w + 2 * rx;
+  for (s.tile_h = 32; s.tile_h >= 8; s.tile_h /= 2) {
+    const int tile = load_w * (s.tile_h + 2 * ry) * sample_bytes;
+    const int mid = load_w * s.tile_h * mid_bytes;
+    if ((tile + mid) * spec.channels <= kSharedLimit) return s;
+  }
+  return std::nullopt;
 }
 
 // One thread per pixel (kGeneral: all its channels; kNaive: per output byte), one block row per
@@ -189,14 +217,19 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
   const bool automatic = requested == KernelVariant::kAuto;
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
     if (!automatic && requested != KernelVariant::kDense) return std::nullopt;
-    return dense_schedule();
+    return dense_schedule(spec, format);
   }
   if (requested == KernelVariant::kDense) return std::nullopt;
-  // The unsharp mask's finish and a matrix's signed taps are kGeneral's policies alone.
+  // The unsharp mask's finish and a matrix's signed taps are kGeneral's policies alone, in one
+  // launch (kSeparable) where its tile fits.
   if (spec.operation != Operation::kGaussian) {
-    if (!automatic && requested != KernelVariant::kGeneral) return std::nullopt;
-    return row_schedule(KernelVariant::kGeneral);
+    if (requested == KernelVariant::kGeneral) return row_schedule(KernelVariant::kGeneral);
+    if (!automatic && requested != KernelVariant::kSeparable) return std::nullopt;
+    if (auto tile = separable_schedule(spec, format)) return tile;
+    return automatic ? std::optional<KernelSchedule>(row_schedule(KernelVariant::kGeneral))
+                     : std::nullopt;
   }
+  if (requested == KernelVariant::kSeparable) return std::nullopt;
   if (format != SampleFormat::k8 || spec.premultiplied) {
     if (requested != KernelVariant::kAuto && requested != KernelVariant::kGeneral) {
       return std::nullopt;
@@ -208,6 +241,7 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
     case KernelVariant::kNaive:
       return row_schedule(requested);
     case KernelVariant::kDense:
+    case KernelVariant::kSeparable:
       return std::nullopt;
     case KernelVariant::kWide:
       return wide_schedule(spec);
@@ -228,8 +262,16 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
   if (auto found = find_schedule(spec, requested, format, arch, layout)) return *found;
   const std::string kernel = "--kernel " + std::string(variant_name(requested));
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
-    throw UsageError(kernel + " cannot run this matrix: it is not of rank one, so it takes "
+    throw UsageError(kernel +
+                     " cannot run this matrix: it is not of rank one, so it takes "
                      "--kernel dense (or auto)");
+  }
+  if (requested == KernelVariant::kSeparable) {
+    throw UsageError(std::string("--kernel separable runs a matrix of rank one or the unsharp "
+                                 "mask whose tile fits shared memory; ") +
+                     (spec.operation == Operation::kGaussian ? "the Gaussian takes the others"
+                                                             : "this one takes --kernel general") +
+                     " (or auto)");
   }
   if (requested == KernelVariant::kDense) {
     throw UsageError(std::string("--kernel dense runs a convolution matrix that is not of rank ") +
@@ -239,10 +281,10 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
                           : "the Gaussian and the unsharp mask take the others (--kernel auto)"));
   }
   if (spec.operation != Operation::kGaussian) {
-    throw UsageError(kernel + " runs the Gaussian only; " +
-                     (spec.operation == Operation::kMatrix ? "a matrix of rank one"
-                                                           : "the unsharp mask") +
-                     " takes --kernel general (or auto)");
+    throw UsageError(
+        kernel + " runs the Gaussian only; " +
+        (spec.operation == Operation::kMatrix ? "a matrix of rank one" : "the unsharp mask") +
+        " takes --kernel general (or auto)");
   }
   if (format != SampleFormat::k8 || spec.premultiplied) {
     throw UsageError("--kernel " + std::string(variant_name(requested)) +

@@ -22,9 +22,10 @@ enum class KernelVariant {
   kNaive,    // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
   kGeneral,  // kernels/blur_general.cu: two launches, any sample type, premultiplied alpha
   kDense,    // kernels/matrix_dense.cu: a convolution matrix not of rank one, one 2-D pass
+  kSeparable,  // kernels/separable_tile.cu: kGeneral's passes in one launch, through shared memory
 };
 
-inline constexpr NameTable<KernelVariant, 7> kVariantNames{{{
+inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
     {KernelVariant::kAuto, "auto", "the fastest that applies"},
     {KernelVariant::kMma, "mma", "tensor cores, sm_80 and later"},
     {KernelVariant::kTiled, "tiled", "register strips, radius up to 32"},
@@ -34,6 +35,9 @@ inline constexpr NameTable<KernelVariant, 7> kVariantNames{{{
      "two passes; the one for 16-bit, HDR and premultiplied blurs, a matrix of rank one and "
      "the unsharp mask"},
     {KernelVariant::kDense, "dense", "one 2-D pass; the one for a matrix not of rank one"},
+    {KernelVariant::kSeparable, "separable",
+     "general's two passes in one launch; a matrix of rank one and the unsharp mask where a "
+     "tile fits"},
 }}};
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
@@ -85,8 +89,9 @@ struct KernelSchedule {
 
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
-/// variant that can (never nullopt). The Gaussian may take any variant; the unsharp mask and a
-/// matrix of rank one take kGeneral, a matrix not of rank one kDense. `layout` applies to the
+/// variant that can (never nullopt). The Gaussian may take any variant but kDense and kSeparable;
+/// the unsharp mask and a matrix of rank one take kSeparable where its tile fits shared memory,
+/// else kGeneral; a matrix not of rank one takes kDense. `layout` applies to the
 /// tensor-core kernel of more than one channel (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,

@@ -80,7 +80,8 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
   check_golden("dense_matrix_3x3_c4_reflect101.cu",
                generate_kernel(edge_matrix_spec(4, Border::kReflect101)).source);
   check_golden("general_unsharp_7x7_c3_16bit_clamp.cu",
-               generate_kernel(unsharp_spec(3), KernelVariant::kAuto, SampleFormat::k16).source);
+               generate_kernel(unsharp_spec(3), KernelVariant::kGeneral, SampleFormat::k16).source);
+  check_golden("separable_unsharp_7x7_c3_clamp.cu", generate_kernel(unsharp_spec(3)).source);
 }
 
 TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchanged", "[codegen]") {
@@ -104,12 +105,17 @@ TEST_CASE("each operation's kernel is its own: names and sources differ", "[code
   CHECK(unsharp.name != matrix.name);
   CHECK_THAT(prelude_of(unsharp.source), Catch::Contains("#define GB_FINISH_NUMBERS {"));
   CHECK_THAT(prelude_of(gaussian.source), !Catch::Contains("GB_FINISH_NUMBERS"));
-  CHECK(unsharp.schedule.variant == KernelVariant::kGeneral);
+  CHECK(unsharp.schedule.variant == KernelVariant::kSeparable);
+  CHECK(unsharp.entry == "gb_separable_kernel");
+  CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kGeneral).schedule.variant ==
+        KernelVariant::kGeneral);
   // Asked for a kernel that cannot run it: a usage error naming the one that can.
   CHECK_THROWS_WITH(generate_kernel(edge_matrix_spec(3, Border::kClamp), KernelVariant::kMma),
                     Catch::Contains("--kernel dense"));
   CHECK_THROWS_WITH(generate_kernel(unsharp_spec(3), KernelVariant::kDense),
                     Catch::Contains("--kernel auto"));
+  CHECK_THROWS_WITH(generate_kernel(test::make_test_spec(7, 1.5, 3), KernelVariant::kSeparable),
+                    Catch::Contains("the Gaussian takes the others"));
 }
 
 TEST_CASE("the kernel's files follow the prelude unchanged", "[codegen]") {

@@ -164,15 +164,20 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   const FilterSpec spec = make_blur_spec(p, channels);
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
   const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
-  CHECK(kernel.schedule.variant == (dense ? KernelVariant::kDense : KernelVariant::kGeneral));
+  CHECK(kernel.schedule.variant == (dense ? KernelVariant::kDense : KernelVariant::kSeparable));
   const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
-  CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel(" : ".entry gb_horizontal_kernel("));
+  CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel(" : ".entry gb_separable_kernel("));
   if (format == SampleFormat::kFloat) {  // explicitly rounded: never a fused multiply-add
     CHECK_THAT(ptx.ptx, !Catch::Contains("fma.rn.f64"));
   }
+  if (!dense) {  // the two-launch kernel, which a tile too large for shared memory takes
+    const GeneratedKernel two = generate_kernel(spec, KernelVariant::kGeneral, format);
+    const CompiledKernel general = compile_kernel(two, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
+    CHECK_THAT(general.ptx, Catch::Contains(".entry gb_horizontal_kernel("));
+  }
 }
 
-TEST_CASE("the largest dense matrix compiles and fits a block's shared memory", "[nvrtc]") {
+TEST_CASE("the largest tiles compile and fit a block's shared memory", "[nvrtc]") {
   std::string text;
   for (int j = 0; j < 31; ++j) {
     for (int i = 0; i < 31; ++i) text += std::to_string((i * 7 + j * 3) % 11 - 5) + " ";
@@ -184,6 +189,16 @@ TEST_CASE("the largest dense matrix compiles and fits a block's shared memory", 
   const FilterSpec spec = make_blur_spec(p, 4);
   for (SampleFormat format : {SampleFormat::k8, SampleFormat::kFloat}) {
     const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kDense, format);
+    CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""}));
+  }
+  // The separable tile: a 31x31 unsharp mask on RGB floats fits at 32 x 8 (40 KiB); a 255x255
+  // mask fits no tile, so auto takes the two launches.
+  for (int size : {31, 255}) {
+    BlurParameters u = test::make_test_parameters(size, size / 6.0);
+    u.operation = Operation::kUnsharp;
+    const FilterSpec unsharp = make_blur_spec(u, 3);
+    const GeneratedKernel kernel = generate_kernel(unsharp, KernelVariant::kAuto, SampleFormat::kFloat);
+    CHECK(kernel.schedule.variant == (size == 31 ? KernelVariant::kSeparable : KernelVariant::kGeneral));
     CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""}));
   }
 }

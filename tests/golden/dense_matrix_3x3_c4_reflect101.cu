@@ -6,7 +6,7 @@
 #define GB_BORDER_VALUE {0u, 0u, 0u, 0u}
 #define GB_BLOCK_THREADS 256
 #define GB_TILE_W 32
-#define GB_TILE_H 8
+#define GB_TILE_H 32
 #define GB_POLICY Matrix8
 #define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}
 #define GB_BORDER_PIXEL {0, 0, 0, 0}
