@@ -8,19 +8,9 @@ text). Exits 77 (CTest: skipped) without numpy, scipy and cv2 (Debian: python3-s
 python3-opencv)."""
 import os, subprocess, sys, tempfile
 
-try:
-    import numpy as np
-    import cv2
-    from scipy import ndimage
-except ImportError as e:
-    print(f"SKIPPED: {e}")
-    sys.exit(77)
+from peer_names import CV_BORDER, SCIPY_MODE, cv2, ndimage, np  # exits 77 without the peers
 
 GPUBLUR, SAMPLES = sys.argv[1], sys.argv[2]
-SCIPY_MODE = {"clamp": "nearest", "reflect": "reflect", "reflect101": "mirror", "wrap": "wrap",
-              "constant": "constant"}
-CV_BORDER = {"clamp": cv2.BORDER_REPLICATE, "reflect": cv2.BORDER_REFLECT,
-             "reflect101": cv2.BORDER_REFLECT_101, "constant": cv2.BORDER_CONSTANT}  # no wrap in cv2
 failures = passes = 0
 
 
