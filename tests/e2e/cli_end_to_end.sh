@@ -427,9 +427,13 @@ expect 0 "--matrix --dump-source" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --du
 contains "$work/stdout" "#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}" "--matrix --dump-source"
 contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --dump-source"
 expect 0 "--unsharp --dump-ptx" -- --unsharp 1.5 --size 7 --arch sm_90 --dump-ptx -
-contains "$work/stdout" ".entry gb_horizontal_kernel(" "--unsharp --dump-ptx"
+contains "$work/stdout" ".entry gb_separable_kernel(" "--unsharp --dump-ptx"
 expect 0 "--matrix --dump-ptx, rank one" -- --matrix "1 2 1" --arch sm_90 --dump-ptx -
-contains "$work/stdout" ".entry gb_vertical_kernel(" "--matrix rank one --dump-ptx"
+contains "$work/stdout" ".entry gb_separable_kernel(" "--matrix rank one --dump-ptx"
+expect 0 "--matrix --kernel general" -- --matrix "1 2 1" --kernel general --arch sm_90 --dump-ptx -
+contains "$work/stdout" ".entry gb_vertical_kernel(" "--matrix --kernel general --dump-ptx"
+expect 2 "--matrix --kernel mma" -- --matrix "1 2 1" --kernel mma --arch sm_90 --dump-ptx -
+contains "$work/stderr" "takes --kernel general (or auto)" "--matrix --kernel mma"
 
 # The edge detector on a white square: its inner edge lit, the rest black; -v says the form.
 printf 'P5 9 9 255\n' >"$work/square.pgm"
