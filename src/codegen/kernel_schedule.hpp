@@ -32,8 +32,8 @@ inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
     {KernelVariant::kWide, "wide", "any radius"},
     {KernelVariant::kNaive, "naive", "the seed's 2-D loop, the benchmark's baseline"},
     {KernelVariant::kGeneral, "general",
-     "two passes; the one for 16-bit, HDR and premultiplied blurs, a matrix of rank one and "
-     "the unsharp mask"},
+     "two passes; the one for 16-bit, HDR and premultiplied blurs, and for a matrix of rank "
+     "one and the unsharp mask where no tile fits"},
     {KernelVariant::kDense, "dense", "one 2-D pass; the one for a matrix not of rank one"},
     {KernelVariant::kSeparable, "separable",
      "general's two passes in one launch; a matrix of rank one and the unsharp mask where a "
