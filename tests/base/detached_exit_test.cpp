@@ -12,25 +12,13 @@
 #include <string>
 
 #include "base/detached_exit.hpp"
+#include "support/test_pipe.hpp"
 
 namespace {
 
 using gpublur::DetachedExit;
 
-struct Pipe {
-  int read = -1;
-  int write = -1;
-  Pipe() {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    read = fds[0];
-    write = fds[1];
-  }
-  ~Pipe() {
-    ::close(read);
-    ::close(write);
-  }
-};
+using gpublur::test::Pipe;
 
 void send(int fd, const std::string& text) {
   static_cast<void>(!::write(fd, text.data(), text.size()));

@@ -12,6 +12,7 @@
 
 #include "base/stop_signals.hpp"
 #include "codecs/image_decode.hpp"
+#include "support/test_pipe.hpp"
 #include "support/temp_dir.hpp"
 
 namespace {
@@ -19,20 +20,7 @@ namespace {
 using namespace gpublur;
 using namespace std::chrono_literals;
 
-struct Pipe {
-  int read = -1;
-  int write = -1;
-  Pipe() {
-    int fds[2];
-    REQUIRE(::pipe(fds) == 0);
-    read = fds[0];
-    write = fds[1];
-  }
-  ~Pipe() {
-    ::close(read);
-    if (write >= 0) ::close(write);
-  }
-};
+using gpublur::test::Pipe;
 
 // What `wait` ends with: "readable", "stopped", or "still waiting" after `patience`.
 template <typename Wait>
