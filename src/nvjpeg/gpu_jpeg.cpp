@@ -1,6 +1,7 @@
 // gpu_jpeg.cpp — nvJPEG's handles, its batched decoder and its encoder, per worker and stream.
 #include "nvjpeg/gpu_jpeg.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <exception>
 #include <functional>
@@ -100,9 +101,8 @@ struct GpuJpegDecoder::Impl {
   nvjpegJpegState_t state = nullptr;  // the batched decoder's
   int batch = 0;                      // the batch size `state` is initialized for (0: none)
   nvjpegOutputFormat_t format = NVJPEG_OUTPUT_RGBI;
-  // The image size and subsampling `state`'s buffers were allocated for beforehand (0: none).
+  // The largest image size `state`'s buffers were allocated for beforehand (0: none).
   unsigned allocated_width = 0, allocated_height = 0;
-  nvjpegChromaSubsampling_t allocated_css = NVJPEG_CSS_UNKNOWN;
   nvjpegJpegStream_t parsed = nullptr;  // a header, parsed to ask what the decoder supports
 
   ~Impl() {
@@ -122,6 +122,15 @@ GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine& engine, std::uintptr_t stream)
 
 GpuJpegDecoder::~GpuJpegDecoder() = default;
 
+void GpuJpegDecoder::initialize(std::size_t batch) {
+  Impl& s = *impl_;
+  const nvjpegStatus_t status = library().nvjpegDecodeBatchedInitialize(
+      s.engine.decode.h, s.state, static_cast<int>(batch), 1, NVJPEG_OUTPUT_RGBI);
+  s.batch = status == NVJPEG_STATUS_SUCCESS ? static_cast<int>(batch) : 0;
+  s.format = NVJPEG_OUTPUT_RGBI;
+  s.allocated_width = s.allocated_height = 0;
+}
+
 std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImage>& jpegs,
                                                 int channels, std::uintptr_t device,
                                                 std::size_t pitch, std::size_t image_bytes,
@@ -135,7 +144,6 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImag
   std::vector<nvjpegImage_t> destinations;
   std::vector<std::size_t> taken;
   unsigned width = 0, height = 0;  // the first image's (a stack's images are one size)
-  nvjpegChromaSubsampling_t css = NVJPEG_CSS_UNKNOWN;
   for (const CompressedImage& j : jpegs) {
     int unsupported = 1;
     if (nv.nvjpegJpegStreamParseHeader(handle, j.bytes->data(), j.bytes->size(), s.parsed) !=
@@ -145,10 +153,8 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImag
       declined.push_back(j.index);
       continue;
     }
-    if (taken.empty() &&
-        (nv.nvjpegJpegStreamGetFrameDimensions(s.parsed, &width, &height) !=
-             NVJPEG_STATUS_SUCCESS ||
-         nv.nvjpegJpegStreamGetChromaSubsampling(s.parsed, &css) != NVJPEG_STATUS_SUCCESS)) {
+    if (taken.empty() && nv.nvjpegJpegStreamGetFrameDimensions(s.parsed, &width, &height) !=
+                             NVJPEG_STATUS_SUCCESS) {
       width = height = 0;
     }
     nvjpegImage_t out{};
@@ -178,19 +184,22 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImag
     status = nv.nvjpegDecodeBatchedInitialize(handle, s.state, n, 1, format);
     s.batch = status == NVJPEG_STATUS_SUCCESS ? n : 0;
     s.format = format;
-    s.allocated_width = 0;
+    s.allocated_width = s.allocated_height = 0;
   }
-  // The hardware decoder's buffers, allocated for the stack's image size beforehand: left to
-  // nvjpegDecodeBatched, they were freed and allocated again within its calls (a large share of
-  // its host time, and each free synchronizes the GPU). Where this fails, the decode
-  // allocates as it goes: slower, not wrong.
+  // The hardware decoder's buffers, allocated beforehand: left to nvjpegDecodeBatched, they were
+  // freed and allocated again within its calls (a large share of its host time, and each free
+  // synchronizes the GPU). They only grow, and colour is allocated for 4:4:4, whose planes are
+  // the largest, so that a folder mixing 4:2:0 and 4:4:4 photos (as cameras write them) does not
+  // reallocate whenever a stack's first file changes. Where this fails, the decode allocates as
+  // it goes: slower, not wrong.
   if (status == NVJPEG_STATUS_SUCCESS && width > 0 &&
-      (width != s.allocated_width || height != s.allocated_height || css != s.allocated_css)) {
-    (void)nv.nvjpegDecodeBatchedPreAllocate(handle, s.state, n, static_cast<int>(width),
-                                            static_cast<int>(height), css, format);
-    s.allocated_width = width;
-    s.allocated_height = height;
-    s.allocated_css = css;
+      (width > s.allocated_width || height > s.allocated_height)) {
+    s.allocated_width = std::max(width, s.allocated_width);
+    s.allocated_height = std::max(height, s.allocated_height);
+    (void)nv.nvjpegDecodeBatchedPreAllocate(
+        handle, s.state, n, static_cast<int>(s.allocated_width),
+        static_cast<int>(s.allocated_height),
+        format == NVJPEG_OUTPUT_Y ? NVJPEG_CSS_GRAY : NVJPEG_CSS_444, format);
   }
   if (status == NVJPEG_STATUS_SUCCESS) {
     status = nv.nvjpegDecodeBatched(handle, s.state, data.data(), lengths.data(),
@@ -275,9 +284,13 @@ struct GpuJpegEncoder::Impl {
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
   GpuJpegEngine::Impl& engine;
-  std::vector<nvjpegEncoderParams_t> params;  // one per lane
-  std::vector<nvjpegEncoderState_t> states;   // one per image of a round
-  std::vector<cuda::Stream> streams;          // one per lane
+  // One of each per lane: a lane's images are encoded one after another, each fetched (and so
+  // done with its state) before the next starts. A state holds buffers sized for an image, so
+  // one per image of a stack cost a GPU's encoder 32 of them in host and device memory, and
+  // their start-up time.
+  std::vector<nvjpegEncoderParams_t> params;
+  std::vector<nvjpegEncoderState_t> states;
+  std::vector<cuda::Stream> streams;
   cuda::Event started;                        // the caller's stream reached the encodes
   LaneThreads threads;
 
@@ -299,7 +312,7 @@ struct GpuJpegEncoder::Impl {
     nvjpegHandle_t handle = engine.encode.h;
     const cudaStream_t stream = lane(index);
     nvjpegEncoderParams_t p = params[index % kEncodeStreams];
-    nvjpegEncoderState_t state = states[index];
+    nvjpegEncoderState_t state = states[index % kEncodeStreams];
     const nvjpegChromaSubsampling_t css =
         image.channels == 1 ? NVJPEG_CSS_GRAY : css_of(image.settings.subsampling);
     GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsSetQuality(p, image.settings.quality, stream),
@@ -342,28 +355,20 @@ GpuJpegEncoder::GpuJpegEncoder(GpuJpegEngine& engine)
     GB_NVJPEG_CHECK(nv.nvjpegEncoderParamsCreate(impl_->engine.encode.h, &p, impl_->lane(i)),
                     "starting nvJPEG's encoder");
     impl_->params.push_back(p);
+    nvjpegEncoderState_t e = nullptr;
+    GB_NVJPEG_CHECK(nv.nvjpegEncoderStateCreate(impl_->engine.encode.h, &e, impl_->lane(i)),
+                    "starting nvJPEG's encoder");
+    impl_->states.push_back(e);
   }
 }
 
 GpuJpegEncoder::~GpuJpegEncoder() = default;
-
-void GpuJpegEncoder::reserve(std::size_t count) {
-  const nvjpeg::Api& nv = library();
-  Impl& s = *impl_;
-  while (s.states.size() < count) {
-    nvjpegEncoderState_t e = nullptr;
-    GB_NVJPEG_CHECK(nv.nvjpegEncoderStateCreate(s.engine.encode.h, &e, s.lane(s.states.size())),
-                    "starting nvJPEG's encoder");
-    s.states.push_back(e);
-  }
-}
 
 std::vector<EncodedImage> GpuJpegEncoder::encode(std::uintptr_t stream,
                                                 const std::vector<ImageToEncode>& images) {
   Impl& s = *impl_;
   std::vector<EncodedImage> out(images.size());
   if (images.empty()) return out;
-  reserve(images.size());
   GB_CU_CHECK(cuda::api().cuEventRecord(s.started.get(), reinterpret_cast<CUstream>(stream)),
               "ordering the JPEG encodes");
   for (const cuda::Stream& e : s.streams) s.started.wait_on(e);

@@ -62,6 +62,10 @@ class GpuJpegDecoder {
   /// with repeats decoded into places `spare`, `spare + 1`, ... (the caller's room for `batch`
   /// more). Returns the indices it did not take (the decoder does not support them, or refused
   /// them), which the caller decodes otherwise; their images are left undefined.
+  /// Initializes the decoder for batches of `batch` RGB images ahead of the first decode (which
+  /// would otherwise do it, and synchronize the GPU, in the batch's first stack).
+  void initialize(std::size_t batch);
+
   std::vector<std::size_t> decode(const std::vector<CompressedImage>& jpegs, int channels,
                                   std::uintptr_t device, std::size_t pitch, std::size_t image_bytes,
                                   std::size_t batch, std::size_t spare);
@@ -77,14 +81,12 @@ class GpuJpegDecoder {
 /// stream here has a thread of its own. Used from one thread at a time.
 class GpuJpegEncoder {
  public:
-  /// Made in the context current on the calling thread, which its threads use too.
+  /// Made in the context current on the calling thread, which its threads use too, with a state
+  /// for each of its streams (the first encode then allocates nothing more).
   explicit GpuJpegEncoder(GpuJpegEngine& engine);
   ~GpuJpegEncoder();
   GpuJpegEncoder(const GpuJpegEncoder&) = delete;
   GpuJpegEncoder& operator=(const GpuJpegEncoder&) = delete;
-
-  /// Makes states for `count` images ahead of use (made before the first stack, not in it).
-  void reserve(std::size_t count);
 
   /// Encodes `images` once `stream`'s work so far is done, and returns each one's JPEG, in
   /// order, once all are done. Throws CudaError where the GPU fails.

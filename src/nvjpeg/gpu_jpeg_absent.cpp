@@ -22,6 +22,7 @@ GpuJpegDecoder::GpuJpegDecoder(GpuJpegEngine&, std::uintptr_t) {
   throw GpuJpegError("built without nvJPEG");
 }
 GpuJpegDecoder::~GpuJpegDecoder() = default;
+void GpuJpegDecoder::initialize(std::size_t) {}
 std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImage>& jpegs, int,
                                                 std::uintptr_t, std::size_t, std::size_t,
                                                 std::size_t, std::size_t) {
@@ -33,7 +34,6 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImag
 struct GpuJpegEncoder::Impl {};
 GpuJpegEncoder::GpuJpegEncoder(GpuJpegEngine&) { throw GpuJpegError("built without nvJPEG"); }
 GpuJpegEncoder::~GpuJpegEncoder() = default;
-void GpuJpegEncoder::reserve(std::size_t) {}
 std::vector<EncodedImage> GpuJpegEncoder::encode(std::uintptr_t,
                                                 const std::vector<ImageToEncode>& images) {
   std::vector<EncodedImage> out(images.size());

@@ -13,10 +13,11 @@ class JpegDeviceCodec final : public DeviceCodec {
   // Owners in dependency order: the engine outlives the decoders and the encoder made from it.
   void start(const std::vector<std::uintptr_t>& streams, std::size_t max_stack) override {
     engine_.emplace();
-    for (const std::uintptr_t stream : streams)
+    for (const std::uintptr_t stream : streams) {
       decoders_.push_back(std::make_unique<GpuJpegDecoder>(*engine_, stream));
+      decoders_.back()->initialize(max_stack);
+    }
     encoder_ = std::make_unique<GpuJpegEncoder>(*engine_);
-    encoder_->reserve(max_stack);
   }
 
   std::string decoder() const override { return engine_ ? engine_->decoder() : std::string(); }

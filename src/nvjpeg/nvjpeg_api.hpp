@@ -21,7 +21,6 @@ namespace gpublur::nvjpeg {
   X(nvjpegJpegStreamDestroy)               \
   X(nvjpegJpegStreamParseHeader)           \
   X(nvjpegJpegStreamGetFrameDimensions)    \
-  X(nvjpegJpegStreamGetChromaSubsampling)  \
   X(nvjpegDecodeBatchedSupported)          \
   X(nvjpegDecodeBatchedInitialize)         \
   X(nvjpegDecodeBatchedPreAllocate)        \
