@@ -191,6 +191,8 @@ PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
   settings.codec = codec;
+  settings.gpus = r.devices.empty() ? static_cast<std::size_t>(std::max(1, listed_gpu_count()))
+                                    : r.devices.size();
   return settings;
 }
 
@@ -226,6 +228,7 @@ LaneReport run_lane(const Request& r, JpegCodec codec, const std::vector<Job>& j
                                                        : tbb::info::default_concurrency());
   settings.threads = static_cast<unsigned>(std::max<std::size_t>(1, cores / lanes));
   settings.memory_budget /= lanes;
+  if (gpu >= 0) settings.gpus = 1;
   run_pipeline(jobs, settings, device, observer);
   LaneReport report;
   std::string why;

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -309,20 +310,25 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
       settings.threads > 0 ? static_cast<int>(settings.threads) : tbb::info::default_concurrency();
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
-  // that four full stacks (two on a worker's streams, two gathering) can be under way while the
-  // CPU's threads go on.
-  constexpr int kGpuJpegInFlight = 4 * static_cast<int>(kMaxCodecStack);
+  // that on each GPU four full stacks (one on each of its worker's streams, two gathering) can
+  // be under way while the CPU's threads go on. (With a fixed number for all GPUs, four H100s'
+  // stacks held 15 images on average against one's 26: each GPU's decoder was fed half stacks.)
+  constexpr std::size_t kGpuJpegInFlight = (kSlotsPerWorker + 2) * kMaxCodecStack;
   JpegRoute route(settings.codec, device);
-  const int waiting_threads = route.may_use_gpu() ? kGpuJpegInFlight : 0;
+  const int waiting_threads =
+      route.may_use_gpu()
+          ? static_cast<int>(kGpuJpegInFlight * std::clamp<std::size_t>(settings.gpus, 1, 64))
+          : 0;
   std::optional<tbb::global_control> threads;
   if (settings.threads > 0 || waiting_threads > 0) {
     threads.emplace(tbb::global_control::max_allowed_parallelism,
                     static_cast<std::size_t>(concurrency + waiting_threads));
   }
   tbb::task_arena arena(concurrency + waiting_threads);
-  // Two images per thread: one in a CPU stage, one waiting for or on the GPU.
+  // Two images per working thread (one in a CPU stage, one waiting for or on the GPU), one per
+  // waiting thread.
   const std::size_t tokens =
-      static_cast<std::size_t>(std::clamp(2 * (concurrency + waiting_threads), 4, 256));
+      static_cast<std::size_t>(std::clamp(2 * concurrency + waiting_threads, 4, 4096));
   MemoryBudget budget(settings.memory_budget);
   std::optional<BackgroundWorkers> background;
   if (waiting_threads > 0) background.emplace(arena);

@@ -36,6 +36,8 @@ struct PipelineSettings {
   Durability durability = Durability::kRenamed;  // --fsync: kFlushed
   JpegCodec codec = JpegCodec::kCpu;  // who decodes and encodes JPEG: as codec_for_batch says
   unsigned threads = 0;               // CPU threads (0: all the process may use)
+  /// The GPUs whose codec may take the batch's JPEGs (each needs its own images in flight).
+  std::size_t gpus = 1;
   /// Decoded images in flight stop growing past this many bytes (one image is always let in).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;
 };

@@ -59,6 +59,11 @@ int proc_count() {
 
 }  // namespace
 
+int listed_gpu_count() {
+  if (const int listed = visible_devices_entries(); listed >= 0) return listed;
+  return proc_count();
+}
+
 int visible_gpu_count() {
   if (const int listed = visible_devices_entries(); listed >= 0) return listed;
   if (const int nvml = nvml_count(); nvml >= 0) return nvml;

@@ -10,4 +10,8 @@ namespace gpublur {
 /// 0 where none of these can tell (no driver, or a machine that hides them).
 int visible_gpu_count();
 
+/// As visible_gpu_count without NVML (whose start costs a run's start-up time): an estimate,
+/// where nothing depends on its being exact. 0 where neither tells.
+int listed_gpu_count();
+
 }  // namespace gpublur

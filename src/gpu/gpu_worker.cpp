@@ -326,6 +326,13 @@ void GpuWorker::serve() {
   std::size_t next = 0;
   try {
     for (;;) {
+      // A free slot first, then the stack: while the GPU is busy with the slots' stacks, images
+      // go on gathering in the queue (for a fuller stack, whose decode calls cost less host time
+      // an image) or go to another GPU that is free, rather than wait in this worker's hands.
+      StreamSlot& slot = s.slots[next % s.slots.size()];
+      const auto waiting = Clock::now();
+      s.finisher->wait_free(slot);
+      s.count(&GpuWorkerStats::slot_wait_ms, waiting);
       stack = queue_.take(false, role_.takes_codec, &stack_limit);
       if (stack.empty()) {  // nothing waits: wait for more (the finisher hands back meanwhile)
         const auto idle = Clock::now();
@@ -333,10 +340,7 @@ void GpuWorker::serve() {
         s.count(&GpuWorkerStats::idle_ms, idle);
         if (stack.empty()) break;  // closed
       }
-      StreamSlot& slot = s.slots[next++ % s.slots.size()];
-      const auto waiting = Clock::now();
-      s.finisher->wait_free(slot);
-      s.count(&GpuWorkerStats::slot_wait_ms, waiting);
+      ++next;
       const auto launching = Clock::now();
       s.launch(slot, stack);
       if (next == 1) s.count(&GpuWorkerStats::first_launch_ms, launching);
