@@ -209,7 +209,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
       "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
   app.add_option("--processes", r.processes,
                  "Split a batch over this many processes, each with a share of the files and "
-                 "cores and the GPUs of --devices in turn (default: one)")
+                 "cores and the GPUs of --devices in turn (default: one per GPU where "
+                 "nvJPEG may decode the batch's JPEGs on two or more GPUs, else one)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--shard", g.shard,
                  "Blur only part K of N (K/N, 0-based) of the batch: its files sorted by path, "

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <set>
 
 #include "app/operation_report.hpp"
 #include "app/reporter.hpp"
@@ -197,16 +198,25 @@ PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
 }
 
 // The GPU of each process a batch runs in (process_lanes.hpp; -1: any), or none to run here:
-// --processes, one by default. (One per GPU, where nvJPEG decodes on several, was measured no
-// faster on two H100s: each GPU's decode calls took twice one GPU's alone, in one process or
-// in two.) The GPUs are counted without initializing CUDA, which the processes could then not use.
-std::vector<int> lanes_of(const Request& r, std::size_t jobs) {
-  const std::size_t count = std::min<std::size_t>(r.processes, jobs);
-  if (r.single || count < 2) return {};
+// --processes, or by default one per GPU where nvJPEG may decode the batch on two or more GPUs,
+// else one. (Four H100s driven from one process decoded at 36-42 ms of host time a stack of 32
+// each, from a process each at 9-15 ms: the threads of one process hold each other up, while
+// processes decode side by side; bench/RESULTS.md.) The GPUs are counted without initializing
+// CUDA, which the processes could then not use.
+std::vector<int> lanes_of(const Request& r, JpegCodec codec, std::size_t jobs) {
+  const bool gpu_jpeg = r.device != DeviceChoice::kCpu && starts_gpu_jpeg(codec, jobs);
+  if (r.single || r.processes == 1 || (r.processes == 0 && !gpu_jpeg)) return {};
   std::vector<int> gpus = r.devices;
   if (gpus.empty() && r.device != DeviceChoice::kCpu) {
     for (int i = 0, n = visible_gpu_count(); i < n; ++i) gpus.push_back(i);
   }
+  std::size_t count = r.processes;
+  if (count == 0) {  // one per GPU, where each is named once
+    const std::set<int> distinct(gpus.begin(), gpus.end());
+    count = distinct.size() == gpus.size() ? gpus.size() : 1;
+  }
+  count = std::min(count, jobs);
+  if (count < 2) return {};
   std::vector<int> lanes;
   for (std::size_t k = 0; k < count; ++k)
     lanes.push_back(gpus.empty() ? -1 : gpus[k % gpus.size()]);
@@ -273,7 +283,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
-  const std::vector<int> lanes = lanes_of(r, jobs.size());
+  const std::vector<int> lanes = lanes_of(r, codec.codec, jobs.size());
   if (!lanes.empty()) {
     reporter.say("the batch in " + std::to_string(lanes.size()) + " processes", false, true);
     make_output_directory(r.batch.output_dir);

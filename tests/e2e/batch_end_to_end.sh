@@ -106,6 +106,19 @@ assert len(files) == 320 and len({f["input"] for f in files}) == 320, len(files)
 assert summary["done"] == 300 and summary["failed"] == 20, summary
 EOF
 
+# By default a batch nvJPEG may decode on two or more GPUs runs in a process per GPU (the GPUs
+# counted from CUDA_VISIBLE_DEVICES, without a driver here: the children find no GPU); one GPU, or
+# --processes 1, or the CPU's codec keep one process.
+lanes_line() {
+  CUDA_VISIBLE_DEVICES=$1 "$bin" "$work/in/b" -o "$work/lanes_$1" --sigma 1.5 -v "${@:2}" 2>&1 |
+    grep -c "the batch in 2 processes"
+}
+check '[ "$(lanes_line 0,1 --codec gpu)" -eq 1 ]' "two GPUs, --codec gpu: a process per GPU"
+check '[ "$(lanes_line 0 --codec gpu)" -eq 0 ]' "one GPU: one process"
+check '[ "$(lanes_line 0,1 --codec gpu --processes 1)" -eq 0 ]' "--processes 1: one process"
+check '[ "$(lanes_line 0,1 --codec cpu)" -eq 0 ]' "--codec cpu: one process"
+rm -rf "$work"/lanes_*
+
 # --fsync flushes each output before its rename: the same bytes.
 "$bin" "$work/in/a" -o "$work/flushed" --sigma 1.5 --fsync -q 2>/dev/null
 check 'diff -r "$work/flushed" "$work/out/a" >/dev/null' "--fsync writes the same outputs"
