@@ -153,8 +153,8 @@ std::vector<std::size_t> GpuJpegDecoder::decode(const std::vector<CompressedImag
       declined.push_back(j.index);
       continue;
     }
-    if (taken.empty() && nv.nvjpegJpegStreamGetFrameDimensions(s.parsed, &width, &height) !=
-                             NVJPEG_STATUS_SUCCESS) {
+    if (taken.empty() &&
+        nv.nvjpegJpegStreamGetFrameDimensions(s.parsed, &width, &height) != NVJPEG_STATUS_SUCCESS) {
       width = height = 0;
     }
     nvjpegImage_t out{};
@@ -291,7 +291,7 @@ struct GpuJpegEncoder::Impl {
   std::vector<nvjpegEncoderParams_t> params;
   std::vector<nvjpegEncoderState_t> states;
   std::vector<cuda::Stream> streams;
-  cuda::Event started;                        // the caller's stream reached the encodes
+  cuda::Event started;  // the caller's stream reached the encodes
   LaneThreads threads;
 
   ~Impl() {
