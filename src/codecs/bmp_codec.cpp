@@ -8,6 +8,7 @@
 
 #include "base/byte_reader.hpp"
 #include "base/errors.hpp"
+#include "base/large_buffer.hpp"
 
 namespace gpublur {
 namespace {
@@ -267,7 +268,7 @@ std::vector<std::uint8_t> encode_bmp(const Image& image, const Metadata& metadat
   const std::size_t pixel_bytes = stride * static_cast<std::size_t>(image.height);
   if (pixel_bytes > 0xffffffffu - 14 - header) throw IoError("image too large for BMP");
   std::vector<std::uint8_t> out = {'B', 'M'};
-  out.reserve(14 + header + pixel_bytes);
+  reserve_large(out, 14 + header + pixel_bytes);
   put32(out, static_cast<std::uint32_t>(14 + header + pixel_bytes));
   put32(out, 0);
   put32(out, 14 + header);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "base/errors.hpp"
+#include "base/large_buffer.hpp"
 #include "base/stop_signals.hpp"
 #include "base/utf8.hpp"
 #include "codecs/codec_registry.hpp"
@@ -104,8 +105,10 @@ std::vector<std::uint8_t> read_regular(int fd, const std::string& path, const st
                                        std::uint64_t size) {
   std::vector<std::uint8_t> start = read_start(fd, path, name);
   if (start.size() < kSniffBytes) return start;
-  std::vector<std::uint8_t> bytes(
-      std::max<std::size_t>(static_cast<std::size_t>(size), start.size()));
+  std::vector<std::uint8_t> bytes;
+  const std::size_t length = std::max<std::size_t>(static_cast<std::size_t>(size), start.size());
+  reserve_large(bytes, length);
+  bytes.resize(length);
   std::copy(start.begin(), start.end(), bytes.begin());
   start = {};
   const std::size_t rest = bytes.size() - kSniffBytes;

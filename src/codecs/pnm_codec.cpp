@@ -7,6 +7,7 @@
 
 #include "base/byte_reader.hpp"
 #include "base/errors.hpp"
+#include "base/large_buffer.hpp"
 
 namespace gpublur {
 namespace {
@@ -179,7 +180,9 @@ std::vector<std::uint8_t> encode_pnm(const Raster<Sample>& image) {
   }
   // Sized once and filled in place (a large image's samples at memory's speed, not a byte at a
   // time through push_back).
-  std::vector<std::uint8_t> out(header.size() + image.pixels.size() * sizeof(Sample));
+  std::vector<std::uint8_t> out;
+  reserve_large(out, header.size() + image.pixels.size() * sizeof(Sample));
+  out.resize(header.size() + image.pixels.size() * sizeof(Sample));
   std::copy(header.begin(), header.end(), out.begin());
   std::uint8_t* samples = out.data() + header.size();
   if constexpr (sizeof(Sample) == 1) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/checked_math.hpp"
+#include "base/large_buffer.hpp"
 
 namespace gpublur {
 
@@ -67,7 +68,9 @@ Raster<Sample> make_raster(int width, int height, int channels) {
   image.width = width;
   image.height = height;
   image.channels = channels;
-  image.pixels.assign(checked_mul(image.row_samples(), static_cast<std::size_t>(height)), 0);
+  const std::size_t count = checked_mul(image.row_samples(), static_cast<std::size_t>(height));
+  reserve_large(image.pixels, count);
+  image.pixels.assign(count, 0);
   return image;
 }
 
@@ -80,8 +83,9 @@ Raster<Sample> make_raster_from(const Sample* samples, int width, int height, in
   image.width = width;
   image.height = height;
   image.channels = channels;
-  image.pixels.assign(samples,
-                      samples + checked_mul(image.row_samples(), static_cast<std::size_t>(height)));
+  const std::size_t count = checked_mul(image.row_samples(), static_cast<std::size_t>(height));
+  reserve_large(image.pixels, count);
+  image.pixels.assign(samples, samples + count);
   return image;
 }
 
