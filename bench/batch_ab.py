@@ -39,9 +39,10 @@ def clocks(summary):
         if not g.get("jpeg") or not g.get("launches"):
             continue
         ms = g.get("worker_ms", {})
-        out.append("GPU %s: %d images, %.1f a stack, decode calls %.1f ms a stack, start %.0f ms" % (
-            g.get("ordinal"), g["images"], g["images"] / g["launches"],
-            ms.get("decode_calls", 0) / g["launches"], ms.get("jpeg_start", 0)))
+        out.append("GPU %s: %d images, %.1f a stack, decode calls %.1f ms a stack, "
+                   "start %.0f ms" % (g.get("ordinal"), g["images"], g["images"] / g["launches"],
+                                      ms.get("decode_calls", 0) / g["launches"],
+                                      ms.get("jpeg_start", 0)))
     return "; ".join(out) or "no JPEG worker"
 
 
@@ -72,7 +73,8 @@ def main():
     print("%d files in %s; %d rounds, median of the rounds after the first (all rounds in "
           "brackets); detached workers reaped: %s\n" % (files, args.dir, args.rounds,
                                                         "yes" if reaper else "no"))
-    print("| variant | seconds | images/s | peak RSS MB | gpublur's own s | JPEG workers (last round) |")
+    print("| variant | seconds | images/s | peak RSS MB | gpublur's own s "
+          "| JPEG workers (last round) |")
     print("|---|---|---|---|---|---|")
     for name, command in variants:
         kept = walls[name][1:] or walls[name]

@@ -199,10 +199,9 @@ PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
 
 // The GPU of each process a batch runs in (process_lanes.hpp; -1: any), or none to run here:
 // --processes, or by default one per GPU where nvJPEG may decode the batch on two or more GPUs,
-// else one. (Four H100s driven from one process decoded at 36-42 ms of host time a stack of 32
-// each, from a process each at 9-15 ms: the threads of one process hold each other up, while
-// processes decode side by side; bench/RESULTS.md.) The GPUs are counted without initializing
-// CUDA, which the processes could then not use.
+// else one: driven from one process, each GPU's decode calls took several times the host time
+// they take in a process of their own, where the GPUs decode side by side (bench/RESULTS.md).
+// The GPUs are counted without initializing CUDA, which the processes could then not use.
 std::vector<int> lanes_of(const Request& r, JpegCodec codec, std::size_t jobs) {
   const bool gpu_jpeg = r.device != DeviceChoice::kCpu && starts_gpu_jpeg(codec, jobs);
   if (r.single || r.processes == 1 || (r.processes == 0 && !gpu_jpeg)) return {};

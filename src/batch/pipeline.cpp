@@ -311,8 +311,8 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   // Where the GPU decodes and encodes JPEGs, an image's whole trip is a wait in the blur stage,
   // and each waiting image holds a thread: threads that only wait, beside those that work, so
   // that on each GPU four full stacks (one on each of its worker's streams, two gathering) can
-  // be under way while the CPU's threads go on. (With a fixed number for all GPUs, four H100s'
-  // stacks held 15 images on average against one's 26: each GPU's decoder was fed half stacks.)
+  // be under way while the CPU's threads go on. (With one number for any count of GPUs, each of
+  // four GPUs was fed half stacks, which its decoder fills up with repeats: bench/RESULTS.md.)
   constexpr std::size_t kGpuJpegInFlight = (kSlotsPerWorker + 2) * kMaxCodecStack;
   JpegRoute route(settings.codec, device);
   const int waiting_threads =

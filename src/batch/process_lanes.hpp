@@ -1,8 +1,8 @@
 // process_lanes.hpp — a batch split over child processes, one per lane (a GPU, or a share of one).
-// nvJPEG's decode calls on several GPUs hold each other up within one process: on two H100s each
-// GPU's took three times the host time it takes in a process of its own, which decodes side by
-// side with the others (bench/RESULTS.md). Each child runs the whole pipeline on its share of the jobs and
-// sends every file's result, its lines for the user and its GPU workers' clocks back through a
+// nvJPEG's decode calls on several GPUs hold each other up within one process, each GPU's taking
+// several times the host time it takes in a process of its own, where the GPUs decode side by
+// side (bench/RESULTS.md). Each child runs the whole pipeline on its share of the jobs and sends
+// every file's result, its lines for the user and its GPU workers' clocks back through a
 // pipe; the parent reports them as they come, as if one process had done it all.
 #pragma once
 
