@@ -357,7 +357,10 @@ class LineBuffer : public std::streambuf {
 // what was said on stderr.
 std::pair<int, std::string> run_batch(const std::vector<std::string>& words,
                                       const std::function<void(const std::string&)>& on_line) {
-  const Request request = parse(words, {"--json", "--quiet"});
+  Request request = parse(words, {"--json", "--quiet"});
+  // One process unless asked: a fork of this interpreter could not use CUDA where the process
+  // already has (an array blurred on a GPU, torch), nor carry its threads.
+  if (request.processes == 0) request.processes = 1;
   std::mutex mutex;  // lines come from the pipeline's threads
   LineBuffer lines([&](const std::string& line) {
     std::lock_guard<std::mutex> lock(mutex);

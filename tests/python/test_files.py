@@ -64,3 +64,17 @@ def test_blur_files_refusals(tmp_path):
         gpublur.blur_files([tmp_path], tmp_path / "out", 4)
     with pytest.raises(ValueError):
         gpublur.blur_files([tmp_path], tmp_path / "out", 3, format="gif")
+
+
+@pytest.mark.skipif(bool(gpublur.gpus()), reason="needs a host without a GPU, where --codec gpu "
+                                                  "is refused once, before any file")
+def test_blur_files_keeps_its_batch_in_this_process(tmp_path, monkeypatch):
+    # The command line splits a batch nvJPEG may decode on two or more GPUs into a process per
+    # GPU; blur_files must not fork the interpreter. In one process the refusal comes once, up
+    # front; forked, each file would fail on its own.
+    (tmp_path / "in").mkdir()
+    for i in range(4):
+        gpublur.write(tmp_path / "in" / ("img%d.jpg" % i), photo(seed=i))
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    with pytest.raises(RuntimeError, match="--codec gpu: no GPU"):
+        gpublur.blur_files([tmp_path / "in"], tmp_path / "out", 7, 1.5, options=["--codec", "gpu"])
