@@ -23,6 +23,7 @@
 #include "base/standard_output.hpp"
 #include "base/stop_signals.hpp"
 #include "batch/jpeg_route.hpp"
+#include "batch/memory_budget.hpp"
 #include "batch/prepared_image.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
@@ -39,41 +40,13 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Bytes of decoded images in flight. A decode waits while the budget is spent (unless nothing
-// is in flight), so a batch of large images holds a few at a time, not a token's worth each.
-class MemoryBudget {
- public:
-  explicit MemoryBudget(std::uint64_t limit) : limit_(limit) {}
-  void wait_for_room() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    room_.wait(lock, [&] { return in_use_ == 0 || in_use_ < limit_; });
-  }
-  void add(std::uint64_t bytes) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    in_use_ += bytes;
-  }
-  void release(std::uint64_t bytes) {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      in_use_ -= bytes;
-    }
-    room_.notify_all();
-  }
-
- private:
-  const std::uint64_t limit_;
-  std::mutex mutex_;  // guards in_use_
-  std::condition_variable room_;
-  std::uint64_t in_use_ = 0;
-};
-
 // One job on its way through the stages.
 struct Item {
   FileResult result;
   std::optional<PreparedImage> prepared;
   Metadata metadata;
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
-  std::uint64_t held = 0;             // bytes counted against the budget
+  std::uint64_t held = 0;             // bytes held in the budget
   std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
   std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
 
@@ -175,11 +148,30 @@ DecodedImage decode_on_cpu(const std::vector<std::uint8_t>& bytes, FileResult& r
   return decoded;
 }
 
+// The bytes a regular file holds (0 where it cannot tell: standard input, a pipe, an error
+// the read will report).
+std::uint64_t file_bytes(const std::string& path) {
+  if (path == "-") return 0;
+  std::error_code error;
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  return error ? 0 : static_cast<std::uint64_t>(size);
+}
+
+// Sets what the item holds in the budget.
+void hold(Item& item, MemoryBudget& budget, std::uint64_t bytes) {
+  budget.resize(item.held, bytes);
+  item.held = bytes;
+}
+
 void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget,
                       JpegRoute& route) {
   FileResult& r = item.result;
   if (!r.job.error.empty()) throw IoError(r.job.error);  // found unreadable when planned
-  budget.wait_for_room();
+  // Room before the read, as for a raw image (PPM, BMP, uncompressed TIFF: the large ones),
+  // which holds its file's bytes twice once decoded; set to what it holds once known.
+  const std::uint64_t room = 2 * file_bytes(r.job.input);
+  budget.acquire(room);
+  item.held = room;
   const auto start = Clock::now();
   std::vector<std::uint8_t> bytes = read_file(r.job.input, s.limits);
   r.stages.emplace_back("read", ms_since(start));
@@ -187,14 +179,15 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
   if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route)) {
     item.jpeg = std::move(bytes);
     prepare(item, std::move(*undecoded), s);
-    item.held = item.jpeg.size();
+    hold(item, budget, item.jpeg.size());  // and its JPEG from the GPU, about as large
   } else {
     DecodedImage decoded = decode_on_cpu(bytes, r, s);
     bytes = {};
     prepare(item, std::move(decoded), s);
-    item.held = item.prepared->image.byte_count();
+    // Counted twice: the image and its result (the blur's output, then the encoded file) are
+    // held together at times.
+    hold(item, budget, 2 * static_cast<std::uint64_t>(item.prepared->image.byte_count()));
   }
-  budget.add(item.held);
 }
 
 // The blur, with the GPU's JPEG codec where the route gives it the file. What nvJPEG hands back

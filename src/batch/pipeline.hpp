@@ -38,7 +38,8 @@ struct PipelineSettings {
   unsigned threads = 0;               // CPU threads (0: all the process may use)
   /// The GPUs whose codec may take the batch's JPEGs (each needs its own images in flight).
   std::size_t gpus = 1;
-  /// Decoded images in flight stop growing past this many bytes (one image is always let in).
+  /// Images in flight stop growing past this many bytes (memory_budget.hpp; one image is always
+  /// let in): a file's bytes until decoded, then its decoded image twice (it and its result).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;
 };
 

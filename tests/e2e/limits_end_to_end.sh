@@ -128,5 +128,34 @@ for what, name, make, decoded in cases:
 sys.exit(0 if ok else 1)
 PY
 
+# A batch's images in flight are held to its memory budget (1 GiB), whatever the number of
+# threads: twelve 8K PPMs (100 MB each, hard links) on twelve threads. A check that every thread
+# passed before any had counted its image let them all in at once, 3 GB and more.
+"$python" - "$bin" "$work" <<'PY' && pass || fail "a batch of 8K images above its memory budget"
+import os, subprocess, sys
+binary, work = sys.argv[1], sys.argv[2]
+w, h = 7680, 4320
+folder = os.path.join(work, "k8")
+os.makedirs(folder)
+first = os.path.join(folder, "k00.ppm")
+with open(first, "wb") as f:
+    f.write(b"P6\n%d %d\n255\n" % (w, h))
+    row = bytes(range(256)) * (3 * w // 256) + bytes(3 * w % 256)
+    f.write(row * h)
+for i in range(1, 12):
+    os.link(first, os.path.join(folder, "k%02d.ppm" % i))
+run = subprocess.Popen([binary, folder, "-o", os.path.join(work, "k8out"), "--size", "3",
+                        "--device", "cpu", "--threads", "12", "-q"])
+_, status, usage = os.wait4(run.pid, 0)
+peak = usage.ru_maxrss * 1024
+bound = (1 << 30) + (400 << 20)  # the budget, one image over it, and the program
+print("12 8K PPMs on 12 threads: peak %.0f MiB, bound %.0f MiB" % (peak / 2**20, bound / 2**20))
+ok = os.waitstatus_to_exitcode(status) == 0 and peak <= bound
+for d in (folder, os.path.join(work, "k8out")):
+    for name in os.listdir(d):
+        os.remove(os.path.join(d, name))
+sys.exit(0 if ok else 1)
+PY
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]
