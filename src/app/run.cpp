@@ -236,7 +236,8 @@ LaneReport run_lane(const Request& r, JpegCodec codec, const std::vector<Job>& j
   const auto cores = static_cast<std::size_t>(r.threads ? static_cast<int>(r.threads)
                                                        : tbb::info::default_concurrency());
   settings.threads = static_cast<unsigned>(std::max<std::size_t>(1, cores / lanes));
-  settings.memory_budget /= lanes;
+  // Each process keeps the whole memory budget: a share of it would hold a 16-thread process of
+  // 4K images to a handful at once while nvJPEG starts (then the CPU's codec takes them all).
   if (gpu >= 0) settings.gpus = 1;
   run_pipeline(jobs, settings, device, observer);
   LaneReport report;
