@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A/B of gpublur builds or settings on one batch folder: whole processes, rounds alternating so
 that a machine's drift falls on every variant alike, and what each run's --json summary says of
-its GPU workers (stack fill, host time in nvJPEG's calls, nvJPEG's start-up) beside its wall time
-and peak memory. For the question "did this change help, and why", where photo_batch.py answers
+its GPU workers (stack fill, host time in nvJPEG's calls, nvJPEG's start-up) and where its files
+went when (the CPU's codecs or the GPUs, from each file's done_s) beside its wall time and peak
+memory. For the question "did this change help, and why", where photo_batch.py answers
 "how does gpublur compare with what users would run instead".
 
 usage: batch_ab.py DIR NAME=COMMAND... [--rounds 3] [--work /tmp/ab]
@@ -46,6 +47,30 @@ def clocks(summary):
     return "; ".join(out) or "no JPEG worker"
 
 
+def timeline(path):
+    """Which decoder took the last round's files, and when: '1073 libjpeg-turbo + 927 nvJPEG;
+    first nvJPEG file 1.84 s, half by 2.30 s', from the per-file records' decoder (else device)
+    and done_s."""
+    done = {}
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("{") and '"done_s"' in line:
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                by = record.get("decoder") or record.get("device", "-")
+                done.setdefault(by.split(" ")[0], []).append(record["done_s"])
+    if not done:
+        return "-"
+    text = " + ".join("%d %s" % (len(t), d) for d, t in sorted(done.items()))
+    gpu = sorted(t for by, times in done.items() if by.lower().startswith("nvjpeg")
+                 for t in times)
+    if gpu:
+        text += "; first nvJPEG file %.2f s, half by %.2f s" % (gpu[0], gpu[len(gpu) // 2])
+    return text
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("dir")
@@ -74,16 +99,16 @@ def main():
           "brackets); detached workers reaped: %s\n" % (files, args.dir, args.rounds,
                                                         "yes" if reaper else "no"))
     print("| variant | seconds | images/s | peak RSS MB | gpublur's own s "
-          "| JPEG workers (last round) |")
-    print("|---|---|---|---|---|---|")
+          "| JPEG workers (last round) | files (last round) |")
+    print("|---|---|---|---|---|---|---|")
     for name, command in variants:
         kept = walls[name][1:] or walls[name]
         wall = statistics.median(kept)
         run, summary = last[name]
-        print("| %s (`%s`) | %.2f [%s] | %.0f | %.0f | %s | %s |" % (
+        print("| %s (`%s`) | %.2f [%s] | %.0f | %.0f | %s | %s | %s |" % (
             name, command, wall, ", ".join("%.2f" % w for w in walls[name]), files / wall,
             run.rss / 1e6, "%.2f" % summary["seconds"] if "seconds" in summary else "-",
-            clocks(summary)))
+            clocks(summary), timeline(run.stdout_path)))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,10 @@
 // decode calls per stack. Whether the GPUs' codecs scale within one process, apart from the
 // pipeline's other work (reads, writes, the CPU's codec).
 //   gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes]   (e.g. hd-jpg 0,1,2,3 encode 2)
+// And what the start's handles cost (no files decoded; a fresh process each, as the first
+// handle pays nvJPEG's own start): the hardware decoder's and the encoder's handle one after
+// the other, or both at once on two threads:
+//   gpublur_nvjpeg_gpus - DEVICES handles|handles-together
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -23,6 +27,7 @@
 #include "gpu/cuda_driver.hpp"
 #include "gpu/gpu_session.hpp"
 #include "nvjpeg/gpu_jpeg.hpp"
+#include "nvjpeg/nvjpeg_api.hpp"
 
 using namespace gpublur;
 using Clock = std::chrono::steady_clock;
@@ -59,6 +64,7 @@ class Barrier {
 struct GpuResult {
   int ordinal = 0;
   double session_ms = 0, start_ms = 0, wall_ms = 0, decode_host_ms = 0, encode_ms = 0;
+  double handles_ms = 0, decoders_ms = 0;  // the start's parts: the two handles, the decoders
   std::size_t images = 0, stacks = 0;
   std::string error;
 };
@@ -79,6 +85,7 @@ void run_gpu(const GpuInfo& gpu, const std::vector<std::vector<std::uint8_t>>& f
     r.session_ms = ms_since(t);
     t = Clock::now();
     GpuJpegEngine engine;
+    r.handles_ms = ms_since(t);
     std::vector<Slot> slots(2);
     const std::size_t pitch = device_pitch(static_cast<std::size_t>(f.width) * 3);
     const std::size_t image_bytes = pitch * static_cast<std::size_t>(f.height);
@@ -87,6 +94,7 @@ void run_gpu(const GpuInfo& gpu, const std::vector<std::vector<std::uint8_t>>& f
       s.decoder->initialize(kStack);
       s.buffer = std::make_unique<cuda::DeviceBuffer>(image_bytes * kStack * 2);
     }
+    r.decoders_ms = ms_since(t) - r.handles_ms;
     GpuJpegEncoder encoder(engine);
     r.start_ms = ms_since(t);
     started.arrive_and_wait();
@@ -162,6 +170,42 @@ void run_gpu(const GpuInfo& gpu, const std::vector<std::vector<std::uint8_t>>& f
   }
 }
 
+// One GPU's two handles (gpu_jpeg.cpp's engine: the hardware decoder's, the default backend's for
+// the encoder), timed each, one after the other or at once.
+void time_handles(const GpuInfo& gpu, bool together, Barrier& started) {
+  GpuSession session(gpu);
+  session.make_current();
+  std::string why;
+  const nvjpeg::Api* nv = nvjpeg::load(why);
+  started.arrive_and_wait();
+  const auto t = Clock::now();
+  double hardware_ms = 0, default_ms = 0;
+  nvjpegHandle_t hardware = nullptr, other = nullptr;
+  const auto make = [&](nvjpegBackend_t backend, unsigned flags, nvjpegHandle_t& h, double& ms) {
+    session.make_current();
+    const auto start = Clock::now();
+    const nvjpegStatus_t status = nv->nvjpegCreateEx(backend, nullptr, nullptr, flags, &h);
+    ms = ms_since(start);
+    if (status != NVJPEG_STATUS_SUCCESS) h = nullptr;
+  };
+  const unsigned flags = NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+  if (together) {
+    std::thread second(make, NVJPEG_BACKEND_DEFAULT, 0U, std::ref(other), std::ref(default_ms));
+    make(NVJPEG_BACKEND_HARDWARE, flags, hardware, hardware_ms);
+    second.join();
+  } else {
+    make(NVJPEG_BACKEND_HARDWARE, flags, hardware, hardware_ms);
+    make(NVJPEG_BACKEND_DEFAULT, 0U, other, default_ms);
+  }
+  const double both_ms = ms_since(t);
+  std::printf(
+      "GPU %d (%s): hardware decoder's handle %.0f ms%s, encoder's %.0f ms; %.0f ms in all\n",
+      gpu.ordinal, together ? "at once" : "one after the other", hardware_ms,
+      hardware ? "" : " (refused)", default_ms, both_ms);
+  if (hardware) nv->nvjpegDestroy(hardware);
+  if (other) nv->nvjpegDestroy(other);
+}
+
 std::vector<int> ordinals_of(const std::string& list) {
   std::vector<int> out;
   std::stringstream in(list);
@@ -173,10 +217,30 @@ std::vector<int> ordinals_of(const std::string& list) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes]\n");
+    std::fprintf(stderr,
+                 "usage: gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes]\n"
+                 "       gpublur_nvjpeg_gpus - DEVICES handles|handles-together\n");
     return 2;
   }
-  const bool encode = argc > 3 && std::string(argv[3]) == "encode";
+  const std::string mode = argc > 3 ? argv[3] : "decode";
+  if (mode == "handles" || mode == "handles-together") {
+    std::string why;
+    const std::vector<GpuInfo> all = probe_gpus(why);
+    if (all.empty() || !nvjpeg::load(why)) {
+      std::fprintf(stderr, "gpublur_nvjpeg_gpus: %s\n", why.c_str());
+      return 77;
+    }
+    const std::vector<int> ordinals = ordinals_of(argv[2]);
+    Barrier started(ordinals.size());
+    std::vector<std::thread> threads;
+    for (const int o : ordinals) {
+      threads.emplace_back(time_handles, std::cref(all.at(static_cast<std::size_t>(o))),
+                           mode == "handles-together", std::ref(started));
+    }
+    for (std::thread& th : threads) th.join();
+    return 0;
+  }
+  const bool encode = mode == "encode";
   const int passes = argc > 4 ? std::stoi(argv[4]) : 2;
   std::vector<std::vector<std::uint8_t>> files;
   for (const auto& e : std::filesystem::directory_iterator(argv[1]))
@@ -210,10 +274,12 @@ int main(int argc, char** argv) {
     images += r.images;
     slowest = std::max(slowest, r.wall_ms);
     std::printf(
-        "GPU %d (%s, %zu GPUs at once): context %.0f ms, nvJPEG start %.0f ms; %.0f images/s, "
-        "decode calls %.1f ms a stack of %zu, finisher %.1f ms a stack\n",
-        r.ordinal, encode ? "decode + encode" : "decode", ordinals.size(), r.session_ms,
-        r.start_ms, 1000.0 * static_cast<double>(r.images) / r.wall_ms,
+        "GPU %d (%s, %zu GPUs at once): context %.0f ms, nvJPEG start %.0f ms (handles %.0f, "
+        "decoders %.0f, encoder %.0f); %.0f images/s, decode calls %.1f ms a stack of %zu, "
+        "finisher %.1f ms a stack\n",
+        r.ordinal, encode ? "decode + encode" : "decode", ordinals.size(), r.session_ms, r.start_ms,
+        r.handles_ms, r.decoders_ms, r.start_ms - r.handles_ms - r.decoders_ms,
+        1000.0 * static_cast<double>(r.images) / r.wall_ms,
         r.decode_host_ms / static_cast<double>(r.stacks), kStack,
         r.encode_ms / static_cast<double>(r.stacks));
   }

@@ -209,6 +209,9 @@ std::string Reporter::file_json(const FileResult& r) const {
   if (r.stacked > 0) s += ", \"stacked\": " + std::to_string(r.stacked);
   if (!r.decoder.empty()) s += ", \"decoder\": " + json_string(r.decoder);
   if (!r.encoder.empty()) s += ", \"encoder\": " + json_string(r.encoder);
+  // When the file was finished, in seconds since the run began: with "device", the batch's
+  // timeline (which files the CPU took while nvJPEG started, when the GPUs took over).
+  s += ", \"done_s\": " + number(seconds_since(start_));
   s += ", \"ms\": {";
   for (std::size_t i = 0; i < r.stages.size(); ++i) {
     s += (i ? ", " : "") + json_string(r.stages[i].first) + ": " + number(r.stages[i].second);

@@ -71,6 +71,9 @@ assert len(files) == 320 and summary["done"] == 300 and summary["failed"] == 20,
 assert all(f["status"] == ("failed" if "/broken/" in f["input"] else "done") for f in files)
 assert all("error" in f for f in files if f["status"] == "failed")
 assert all(f["bytes_out"] > 0 and "encode" in f["ms"] for f in files if f["status"] == "done")
+done = [f["done_s"] for f in files]  # each file's time of finishing, in the order lines are said
+assert all(0 <= a <= b for a, b in zip(done, done[1:])), done
+assert done[-1] <= summary["seconds"] + 0.001, (done[-1], summary["seconds"])
 EOF
 
 # Every output is byte for byte what the single-file command writes for its input.
