@@ -210,7 +210,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
   app.add_option("--processes", r.processes,
                  "Split a batch over this many processes, each with a share of the files and "
                  "cores and the GPUs of --devices in turn (default: one per GPU where "
-                 "nvJPEG may decode the batch's JPEGs on two or more GPUs, else one)")
+                 "nvJPEG may decode the batch's JPEGs on two or more GPUs, else one per 16 "
+                 "threads)")
       ->check(CLI::Range(0, 1024));
   app.add_option("--shard", g.shard,
                  "Blur only part K of N (K/N, 0-based) of the batch: its files sorted by path, "

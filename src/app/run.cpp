@@ -197,34 +197,57 @@ PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
   return settings;
 }
 
-// The GPU of each process a batch runs in (process_lanes.hpp; -1: any), or none to run here:
-// --processes, or by default one per GPU where nvJPEG may decode the batch on two or more GPUs,
-// else one: driven from one process, each GPU's decode calls took several times the host time
-// they take in a process of their own, where the GPUs decode side by side (bench/RESULTS.md).
-// The GPUs are counted without initializing CUDA, which the processes could then not use.
-std::vector<int> lanes_of(const Request& r, JpegCodec codec, std::size_t jobs) {
+// How a batch is split over processes (process_lanes.hpp): the GPU of each (-1: any; none: run
+// here), and whether they share the memory budget.
+struct Lanes {
+  std::vector<int> gpus;
+  bool share_budget = false;
+};
+
+// A process's threads where a batch is split for the CPU's sake: the threads of one process
+// contend with each other (its allocator, its scheduler's queues), and a CPU-codec batch ran
+// faster in processes of 16 threads than in one of 32 (bench/RESULTS.md). Each process takes
+// at least this many files, too, so that a small batch does not pay for processes it cannot use.
+constexpr std::size_t kThreadsPerProcess = 16;
+
+// --processes, or by default one per GPU where nvJPEG may decode the batch on two or more GPUs:
+// driven from one process, each GPU's decode calls took several times the host time they take
+// in a process of their own, where the GPUs decode side by side (bench/RESULTS.md). A batch
+// nvJPEG does not decode runs in a process per 16 cores; those processes share the memory
+// budget, so the command's peak and each thread's room are what one process would have. (A
+// process per GPU keeps the whole budget: a share would hold a 16-thread process of 4K images to
+// a handful at once while nvJPEG starts, when the CPU's codec takes them all.) The GPUs are
+// counted without initializing CUDA, which the processes could then not use.
+Lanes lanes_of(const Request& r, JpegCodec codec, std::size_t jobs) {
   const bool gpu_jpeg = r.device != DeviceChoice::kCpu && starts_gpu_jpeg(codec, jobs);
-  if (r.single || r.processes == 1 || (r.processes == 0 && !gpu_jpeg)) return {};
+  if (r.single || r.processes == 1) return {};
   std::vector<int> gpus = r.devices;
   if (gpus.empty() && r.device != DeviceChoice::kCpu) {
     for (int i = 0, n = visible_gpu_count(); i < n; ++i) gpus.push_back(i);
   }
+  Lanes lanes;
   std::size_t count = r.processes;
-  if (count == 0) {  // one per GPU, where each is named once
+  if (count == 0 && gpu_jpeg) {  // one per GPU, where each is named once
     const std::set<int> distinct(gpus.begin(), gpus.end());
     count = distinct.size() == gpus.size() ? gpus.size() : 1;
+  } else if (count == 0) {
+    const auto cores = static_cast<std::size_t>(r.threads ? static_cast<int>(r.threads)
+                                                          : tbb::info::default_concurrency());
+    count =
+        std::min((cores + kThreadsPerProcess - 1) / kThreadsPerProcess, jobs / kThreadsPerProcess);
+    lanes.share_budget = true;
   }
   count = std::min(count, jobs);
   if (count < 2) return {};
-  std::vector<int> lanes;
   for (std::size_t k = 0; k < count; ++k)
-    lanes.push_back(gpus.empty() ? -1 : gpus[k % gpus.size()]);
+    lanes.gpus.push_back(gpus.empty() ? -1 : gpus[k % gpus.size()]);
   return lanes;
 }
 
 // One process's share of a batch (in a child: process_lanes.hpp).
 LaneReport run_lane(const Request& r, JpegCodec codec, const std::vector<Job>& jobs, int gpu,
-                    std::size_t lanes, FileObserver& observer, const SayLine& say) {
+                    std::size_t lanes, bool share_budget, FileObserver& observer,
+                    const SayLine& say) {
   KernelLibrary kernels(kernel_choices(r), [&](const std::string& line, bool warning) {
     say(line, warning, !warning);
   });
@@ -234,10 +257,9 @@ LaneReport run_lane(const Request& r, JpegCodec codec, const std::vector<Job>& j
       starts_gpu_jpeg(codec, jobs.size()));
   PipelineSettings settings = pipeline_settings(r, codec);
   const auto cores = static_cast<std::size_t>(r.threads ? static_cast<int>(r.threads)
-                                                       : tbb::info::default_concurrency());
+                                                        : tbb::info::default_concurrency());
   settings.threads = static_cast<unsigned>(std::max<std::size_t>(1, cores / lanes));
-  // Each process keeps the whole memory budget: a share of it would hold a 16-thread process of
-  // 4K images to a handful at once while nvJPEG starts (then the CPU's codec takes them all).
+  if (share_budget) settings.memory_budget /= lanes;  // lanes_of says when and why
   if (gpu >= 0) settings.gpus = 1;
   run_pipeline(jobs, settings, device, observer);
   LaneReport report;
@@ -283,9 +305,9 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
-  const std::vector<int> lanes = lanes_of(r, codec.codec, jobs.size());
-  if (!lanes.empty()) {
-    reporter.say("the batch in " + std::to_string(lanes.size()) + " processes", false, true);
+  const Lanes lanes = lanes_of(r, codec.codec, jobs.size());
+  if (!lanes.gpus.empty()) {
+    reporter.say("the batch in " + std::to_string(lanes.gpus.size()) + " processes", false, true);
     make_output_directory(r.batch.output_dir);
     const StopSignals signals;
     const SayLine say = [&](const std::string& line, bool warning, bool verbose_only) {
@@ -293,10 +315,11 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
     };
     const LaneMain lane = [&](const std::vector<Job>& share, std::size_t k, FileObserver& observer,
                               const SayLine& lane_say) {
-      return run_lane(r, codec.codec, share, lanes[k], lanes.size(), observer, lane_say);
+      return run_lane(r, codec.codec, share, lanes.gpus[k], lanes.gpus.size(), lanes.share_budget,
+                      observer, lane_say);
     };
     const bool wait = r.no_detach || at_end == ContextAtEnd::kRelease;
-    if (const auto report = run_in_lanes(jobs, lanes.size(), lane, reporter, say, wait)) {
+    if (const auto report = run_in_lanes(jobs, lanes.gpus.size(), lane, reporter, say, wait)) {
       reporter.finish(report->stats, devices_used(report->stats, report->used_cpu), "");
       return exit_code(r, reporter);
     }

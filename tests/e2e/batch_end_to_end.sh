@@ -111,7 +111,7 @@ EOF
 
 # By default a batch nvJPEG may decode on two or more GPUs runs in a process per GPU (the GPUs
 # counted from CUDA_VISIBLE_DEVICES, without a driver here: the children find no GPU); one GPU, or
-# --processes 1, or the CPU's codec keep one process.
+# --processes 1 keep one process; a batch for the CPU's codec runs in a process per 16 threads.
 lanes_line() {
   CUDA_VISIBLE_DEVICES=$1 "$bin" "$work/in/b" -o "$work/lanes_$1" --sigma 1.5 -v "${@:2}" 2>&1 |
     grep -c "the batch in 2 processes"
@@ -119,7 +119,11 @@ lanes_line() {
 check '[ "$(lanes_line 0,1 --codec gpu)" -eq 1 ]' "two GPUs, --codec gpu: a process per GPU"
 check '[ "$(lanes_line 0 --codec gpu)" -eq 0 ]' "one GPU: one process"
 check '[ "$(lanes_line 0,1 --codec gpu --processes 1)" -eq 0 ]' "--processes 1: one process"
-check '[ "$(lanes_line 0,1 --codec cpu)" -eq 0 ]' "--codec cpu: one process"
+check '[ "$(lanes_line 0,1 --codec cpu --threads 2)" -eq 0 ]' "--codec cpu, 2 threads: one process"
+rm -rf "$work/lanes_0,1"
+check '[ "$(lanes_line 0,1 --codec cpu --threads 32)" -eq 1 ]' "--codec cpu, 32 threads: two processes"
+check 'diff -r "$work/out/b" "$work/lanes_0,1" >/dev/null' "--codec cpu in two processes: the same bytes"
+check '[ "$(lanes_line 0,1 --device cpu --threads 32 --processes 1)" -eq 0 ]' "--processes 1: one process"
 rm -rf "$work"/lanes_*
 
 # --fsync flushes each output before its rename: the same bytes.
