@@ -20,6 +20,7 @@
 #include <optional>
 
 #include "base/atomic_file.hpp"
+#include "base/large_buffer.hpp"
 #include "base/standard_output.hpp"
 #include "base/stop_signals.hpp"
 #include "batch/jpeg_route.hpp"
@@ -182,7 +183,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
     hold(item, budget, item.jpeg.size());  // and its JPEG from the GPU, about as large
   } else {
     DecodedImage decoded = decode_on_cpu(bytes, r, s);
-    bytes = {};
+    recycle_large(std::move(bytes));
     prepare(item, std::move(decoded), s);
     // Counted twice: the image and its result (the blur's output, then the encoded file) are
     // held together at times.
@@ -277,6 +278,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   start = Clock::now();
   write_output(r.job.output, bytes, s.durability);
   r.stages.emplace_back("write", ms_since(start));
+  recycle_large(std::move(bytes));
 }
 
 // The batch's CPU threads, a step below the GPU workers' threads in the scheduler's favour while
@@ -323,6 +325,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   const std::size_t tokens =
       static_cast<std::size_t>(std::clamp(2 * concurrency + waiting_threads, 4, 4096));
   MemoryBudget budget(settings.memory_budget);
+  const RecyclingLargeBuffers recycling;  // an image's large buffers serve the next (to the end)
   std::optional<BackgroundWorkers> background;
   if (waiting_threads > 0) background.emplace(arena);
   std::size_t next = 0;

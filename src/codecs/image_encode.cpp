@@ -8,6 +8,7 @@
 
 #include "base/atomic_file.hpp"
 #include "base/errors.hpp"
+#include "base/large_buffer.hpp"
 #include "codecs/codec_registry.hpp"
 #include "codecs/exif_tiff.hpp"
 #include "codecs/jpeg_markers.hpp"
@@ -85,6 +86,7 @@ std::vector<std::uint8_t> encode_image_consuming(Raster<Sample>&& image, ImageFo
     return consume(std::move(image), options, metadata);
   }
   std::vector<std::uint8_t> bytes = encode_image(image, format, options, metadata);
+  recycle_large(std::move(image.pixels));  // for the next image, where a batch keeps them
   image = Raster<Sample>{};
   return bytes;
 }

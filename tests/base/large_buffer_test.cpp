@@ -82,3 +82,55 @@ TEST_CASE("a large buffer is advised for huge pages, a small one is not", "[base
     CHECK(thp_eligible(small.data() + (std::size_t{512} << 10)) == 0);
   }
 }
+
+TEST_CASE("a batch's large buffers are kept for the next image, within a bound", "[base]") {
+  constexpr std::size_t kLarge = kHugePageMinBytes + 4096;  // bytes
+  REQUIRE(recycled_bytes() == 0);
+  SECTION("outside a batch, nothing is kept") {
+    std::vector<std::uint8_t> v;
+    reserve_large(v, kLarge);
+    recycle_large(std::move(v));
+    CHECK(v.capacity() == 0);
+    CHECK(recycled_bytes() == 0);
+  }
+  SECTION("in a batch, a large buffer serves the next that fits, and is freed at its end") {
+    const std::uint8_t* data = nullptr;
+    {
+      const RecyclingLargeBuffers batch;
+      std::vector<std::uint8_t> v;
+      reserve_large(v, kLarge);
+      v.assign(kLarge, 7);
+      data = v.data();
+      recycle_large(std::move(v));
+      CHECK(v.capacity() == 0);
+      CHECK(recycled_bytes() >= kLarge);
+      std::vector<std::uint8_t> small;  // too small a need to take it (under half its room)
+      reserve_large(small, kLarge / 3);
+      CHECK(small.data() != data);
+      std::vector<std::uint16_t> other;  // another element type: not this one
+      reserve_large(other, kLarge / 2);
+      CHECK(other.data() != static_cast<const void*>(data));
+      std::vector<std::uint8_t> next;
+      reserve_large(next, kLarge - 100);
+      CHECK(next.data() == data);
+      CHECK(next.empty());
+      CHECK(recycled_bytes() == 0);
+      std::vector<std::uint8_t> tiny(1000);  // small buffers are never kept
+      recycle_large(std::move(tiny));
+      CHECK(recycled_bytes() == 0);
+      recycle_large(std::move(next));
+      CHECK(recycled_bytes() > 0);
+    }
+    CHECK(recycled_bytes() == 0);
+  }
+  SECTION("no more than kRecycledBytes are kept") {
+    const RecyclingLargeBuffers batch;
+    const std::size_t count = kRecycledBytes / kLarge + 2;
+    std::vector<std::vector<std::uint8_t>> held(count);  // all at once, as images in flight
+    for (auto& v : held) reserve_large(v, kLarge);
+    for (auto& v : held) recycle_large(std::move(v));
+    CHECK(recycled_bytes() > kRecycledBytes - kLarge);
+    CHECK(recycled_bytes() <= kRecycledBytes);
+  }
+  CHECK(recycled_bytes() == 0);
+}
