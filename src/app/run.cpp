@@ -213,7 +213,7 @@ constexpr std::size_t kThreadsPerProcess = 16;
 // --processes, or by default one per GPU where nvJPEG may decode the batch on two or more GPUs:
 // driven from one process, each GPU's decode calls took several times the host time they take
 // in a process of their own, where the GPUs decode side by side (bench/RESULTS.md). A batch
-// nvJPEG does not decode runs in a process per 16 cores; those processes share the memory
+// nvJPEG does not decode runs in a process per 16 threads; those processes share the memory
 // budget, so the command's peak and each thread's room are what one process would have. (A
 // process per GPU keeps the whole budget: a share would hold a 16-thread process of 4K images to
 // a handful at once while nvJPEG starts, when the CPU's codec takes them all.) The GPUs are

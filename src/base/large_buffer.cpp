@@ -26,9 +26,6 @@ void advise_huge_pages(void* data, std::size_t bytes) noexcept {
 #endif
 }
 
-}  // namespace gpublur
-
-namespace gpublur {
 namespace {
 
 // Every kept vector, by element type, under one lock: large buffers come and go a few times an
