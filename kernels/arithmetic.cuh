@@ -171,13 +171,14 @@ struct Float {
 typedef int i32;
 typedef long long i64;
 
-// round(t / n) with halves away from zero, for n > 0; exact where |t| + n <= 2^62 (2t +- n fits).
-GB_HD i64 round_div(i64 t, i64 n) {
+// round(t / n) with halves away from zero, for n > 0; exact where 2|t| + n fits in I.
+template <typename I>
+GB_HD I round_div(I t, I n) {
   return t >= 0 ? (2 * t + n) / (2 * n) : -((n - 2 * t - 1) / (2 * n));
 }
 
-template <typename T>
-GB_HD T clamp_to(i64 v, i64 high) {
+template <typename T, typename I>
+GB_HD T clamp_to(I v, i64 high) {
   return static_cast<T>(v < 0 ? 0 : v > high ? high : v);
 }
 
@@ -203,16 +204,25 @@ GB_HD double mul_rn(double a, double b) {
 // W scaled by a power of ten to integers, scale = 10^k where the offset has k decimals (else 1),
 // bias = O * D * scale, denominator = D * scale (D > 0), reduced by their common divisor. Other
 // matrices are fixed point: weights round(w / D * 2^F), scale 1, bias round(O * 2^F),
-// denominator 2^F. The front end checks |S| * scale + |bias| + denominator <= 2^62.
+// denominator 2^F. The front end checks |S| * scale + |bias| + denominator <= 2^62, and states
+// reach, the most |S * scale + bias| can be (sum|W| x the largest sample x scale + |bias|).
 struct MatrixScale {
   i64 scale;
   i64 bias;
   i64 denominator;
+  i64 reach;
 };
 
-template <typename Sample, i64 kMax>
-GB_HD Sample finish_matrix(i64 s, const MatrixScale& m) {
-  return clamp_to<Sample>(round_div(s * m.scale + m.bias, m.denominator), kMax);
+// Where 2 reach + denominator < 2^31, every t and 2t +- n fit in 32 bits, so the rounding is done
+// in i32: the same integer, and in a kernel (whose numbers are constants, so this choice is made
+// when it compiles) a 32-bit multiply by the constant instead of 64-bit arithmetic per sample.
+template <typename Sample, i64 kMax, typename S>
+GB_HD Sample finish_matrix(S s, const MatrixScale& m) {
+  if (2 * m.reach + m.denominator < (1ll << 31)) {
+    const i32 t = static_cast<i32>(s) * static_cast<i32>(m.scale) + static_cast<i32>(m.bias);
+    return clamp_to<Sample>(round_div<i32>(t, static_cast<i32>(m.denominator)), kMax);
+  }
+  return clamp_to<Sample>(round_div<i64>(static_cast<i64>(s) * m.scale + m.bias, m.denominator), kMax);
 }
 
 // An integer matrix on integer samples 0..kMaxValue: the sums kept whole in T (Mid and Sum), each
@@ -285,7 +295,7 @@ struct MatrixFloat {
 // the passes) or 2^-32 (16-bit: 2^24 taps twice, 16 dropped). In those units, with AMOUNT as
 // amount = round(AMOUNT * 2^20) (AMOUNT 0..10: amount <= 10 * 2^20 < 2^24) and THRESHOLD as
 // threshold = floor(THRESHOLD * 2^kSumBits) (so d > threshold exactly where d > THRESHOLD):
-//   d = |in * 2^kSumBits - b|              8-bit: < 2^32 (u64);  16-bit: < 2^48 (u64)
+//   d = |in * 2^kSumBits - b|              8-bit: < 2^32 (u32);  16-bit: < 2^48 (u64)
 //   r = (amount * d + 2^(kSumBits+19)) >> (kSumBits+20)   (the rounding, halves away from zero)
 //       amount * d + 2^(kSumBits+19):      8-bit: < 2^56 (u64);  16-bit: < 2^72 (u128)
 //   out = clamp(in + r) where in * 2^kSumBits >= b, else clamp(in - r)
@@ -302,27 +312,34 @@ struct UnsharpScale {
   u64 threshold;  // THRESHOLD * 2^kSumBits, rounded down
 };
 
+// whole and d are computed in the sum's own type (u32 for 8-bit, u64 for 16-bit: both hold
+// them, by the bounds above), so a kernel multiplies 32 by 32 bits where that is all there is;
+// r < 2^(24 + 32 - 44) = 2^12 (8-bit) or 2^(24 + 48 - 52) = 2^20 (16-bit), so r and in +- r are
+// i32. A threshold of 0 keeps only d = 0, where r is 0 anyway, so its test is made only for a
+// threshold above 0 (a kernel, whose numbers are constants, then has no test at all).
 template <int kSumBits, typename Wide, typename Sample, i64 kMax, typename Sum>
 GB_HD Sample finish_unsharp(Sum b, Sample in, const UnsharpScale& u) {
-  const u64 whole = static_cast<u64>(in) << kSumBits;
-  const u64 blur = static_cast<u64>(b);
-  const bool up = whole >= blur;
-  const u64 d = up ? whole - blur : blur - whole;
-  if (d <= u.threshold) return in;
+  const Sum whole = static_cast<Sum>(static_cast<Sum>(in) << kSumBits);
+  const bool up = whole >= b;
+  const Sum d = up ? whole - b : b - whole;
+  if (u.threshold != 0 && d <= u.threshold) return in;
   const int shift = kSumBits + kAmountBits;
   const Wide product = static_cast<Wide>(u.amount) * static_cast<Wide>(d);
-  const i64 r = static_cast<i64>((product + (static_cast<Wide>(1) << (shift - 1))) >> shift);
-  return clamp_to<Sample>(up ? static_cast<i64>(in) + r : static_cast<i64>(in) - r, kMax);
+  const i32 r = static_cast<i32>((product + (static_cast<Wide>(1) << (shift - 1))) >> shift);
+  return clamp_to<Sample>(up ? static_cast<i32>(in) + r : static_cast<i32>(in) - r, kMax);
 }
 
 struct Unsharp8 : Straight8 {
   typedef UnsharpScale Numbers;
   static constexpr int kSumBits = 24;
+  // One sample (the tensor-core kernel finishes its outputs one by one, through this).
+  static GB_HD Sample finish_sample(Sum b, Sample in, const Numbers& u) {
+    return finish_unsharp<kSumBits, u64, Sample, 255>(b, in, u);
+  }
   static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,
                            bool keep_alpha, const Numbers& u) {
     const int filtered = keep_alpha ? channels - 1 : channels;
-    for (int k = 0; k < filtered; ++k)
-      out[k] = finish_unsharp<kSumBits, u64, Sample, 255>(b[k], in[k], u);
+    for (int k = 0; k < filtered; ++k) out[k] = finish_sample(b[k], in[k], u);
     if (keep_alpha) out[channels - 1] = in[channels - 1];
   }
 };

@@ -41,15 +41,12 @@ __device__ __forceinline__ const T* row_of(const unsigned char* base, int pitch,
   return reinterpret_cast<const T*>(base + static_cast<size_t>(y) * pitch);
 }
 
-#ifdef GB_FINISH_NUMBERS
-__constant__ Policy::Numbers finish_numbers = GB_FINISH_NUMBERS;
-#endif
-
 // The pixel's sums into its output samples: the blur's finish, or the matrix's and the unsharp
 // mask's, which see the input pixel and their numbers.
 __device__ __forceinline__ void finish_pixel(const Sum* sum, const Sample* in, Sample* out) {
 #ifdef GB_FINISH_NUMBERS
-  Policy::finish(sum, in, out, kChannels, GB_KEEP_ALPHA, finish_numbers);
+  constexpr Policy::Numbers numbers = GB_FINISH_NUMBERS;  // constants: folded into the finish
+  Policy::finish(sum, in, out, kChannels, GB_KEEP_ALPHA, numbers);
 #else
   (void)in;
   Policy::finish(sum, out, kChannels);

@@ -46,7 +46,6 @@ constexpr int kLoadH = kTileH + 2 * kRadiusY;
 
 __constant__ Policy::Tap tile_taps_x[kSizeX] = GB_TAPS_X;
 __constant__ Policy::Tap tile_taps_y[kSizeY] = GB_TAPS_Y;
-__constant__ Policy::Numbers finish_numbers = GB_FINISH_NUMBERS;
 __constant__ Sample border_pixel[4] = GB_BORDER_PIXEL;
 
 // The tile's pixels, the border applied: tile[ty][tx] is pixel (x0 + tx - rx, y0 + ty - ry).
@@ -106,6 +105,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
   const int tx = threadIdx.x % kTileW;
   const int x = x0 + tx;
   if (x >= width) return;
+  constexpr Policy::Numbers numbers = GB_FINISH_NUMBERS;  // constants: folded into the finish
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int ty = threadIdx.x / kTileW + r * kThreadRows;
@@ -122,6 +122,6 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     }
     const Sample* centre = tile + ((ty + kRadiusY) * kLoadW + tx + kRadiusX) * kChannels;
     Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
-    Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, finish_numbers);
+    Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, numbers);
   }
 }

@@ -34,7 +34,8 @@ inline std::string literal(float v) { return literal(static_cast<double>(v)) + "
 
 // The finishing numbers of arithmetic.cuh's matrix and unsharp policies, as aggregate initialisers.
 inline std::string literal(const gb_arith::MatrixScale& m) {
-  return "{" + literal(m.scale) + ", " + literal(m.bias) + ", " + literal(m.denominator) + "}";
+  return "{" + literal(m.scale) + ", " + literal(m.bias) + ", " + literal(m.denominator) + ", " +
+         literal(m.reach) + "}";
 }
 inline std::string literal(const gb_arith::MatrixOffset& m) {
   return "{" + literal(m.offset) + "}";

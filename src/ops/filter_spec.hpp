@@ -48,7 +48,7 @@ template <typename Tap>
 struct IntegerMatrix {
   std::vector<Tap> weights;      // height x width, row-major, centred; index 0 at (-ry, -rx)
   std::vector<Tap> column, row;  // rank one: weights[j * width + i] == column[j] * row[i]
-  gb_arith::MatrixScale scale{0, 0, 1};
+  gb_arith::MatrixScale scale{0, 0, 1, 0};
   int fraction_bits = -1;    // -1: exact (the matrix scaled by a power of ten); else fixed point
                              // with this many fractional bits (matrix.hpp states its error)
   std::int64_t sum_abs = 0;  // sum of |weights|: |S| <= sum_abs * the largest sample

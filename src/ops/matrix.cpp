@@ -203,7 +203,8 @@ bool exact_numbers(const Exact& e, const Precision& p, IntegerMatrix<Tap>& q) {
   if (!past_bound(sum_abs, e.scale, e.bias, e.denominator, p).empty()) return false;
   for (const Int128 w : e.weights) q.weights.push_back(static_cast<Tap>(w));
   q.scale = {static_cast<std::int64_t>(e.scale), static_cast<std::int64_t>(e.bias),
-             static_cast<std::int64_t>(e.denominator)};
+             static_cast<std::int64_t>(e.denominator),
+             static_cast<std::int64_t>(sum_abs * p.max * e.scale + abs128(e.bias))};
   q.sum_abs = static_cast<std::int64_t>(sum_abs);
   q.fraction_bits = -1;
   return true;
@@ -232,7 +233,8 @@ void fixed_numbers(const std::vector<double>& c, double offset, const Precision&
         (static_cast<double>(c.size()) * static_cast<double>(p.max) + 1) / std::ldexp(1.0, f + 1);
     if (error >= 0.5) break;
     for (const Int128 v : w) q.weights.push_back(static_cast<Tap>(v));
-    q.scale = {1, static_cast<std::int64_t>(bias), static_cast<std::int64_t>(denominator)};
+    q.scale = {1, static_cast<std::int64_t>(bias), static_cast<std::int64_t>(denominator),
+               static_cast<std::int64_t>(sum_abs * p.max + abs128(bias))};
     q.sum_abs = static_cast<std::int64_t>(sum_abs);
     q.fraction_bits = f;
     return;

@@ -10,5 +10,5 @@
 #define GB_POLICY Matrix8
 #define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}
 #define GB_BORDER_PIXEL {0, 0, 0, 0}
-#define GB_FINISH_NUMBERS {1ll, 0ll, 1ll}
+#define GB_FINISH_NUMBERS {1ll, 0ll, 1ll, 4080ll}
 #define GB_KEEP_ALPHA 1

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "arithmetic.cuh"
 #include "base/errors.hpp"
 #include "ops/matrix.hpp"
 
@@ -176,6 +177,8 @@ TEST_CASE("an integer or decimal matrix is exact: one power of ten, the divisor 
     CHECK(n.q8.fraction_bits == -1);
     CHECK((n.q8.scale.scale == 1 && n.q8.scale.bias == 0 && n.q8.scale.denominator == 16));
     CHECK(n.q8.sum_abs == 16);
+    CHECK(n.q8.scale.reach == 16 * 255);  // the most |S scale + bias| can be
+    CHECK(n.q16.scale.reach == 16 * 65535);
   }
   SECTION("a matrix summing to 0 is divided by 1") {
     const MatrixNumbers n = numbers_of("-1 -1 -1; -1 8 -1; -1 -1 -1");
@@ -196,12 +199,35 @@ TEST_CASE("an integer or decimal matrix is exact: one power of ten, the divisor 
     const MatrixNumbers n = make_matrix_numbers(m);
     CHECK(n.q8.weights == std::vector<int>{-1, -2, -1});
     CHECK((n.q8.scale.scale == 2 && n.q8.scale.bias == 75 && n.q8.scale.denominator == 6));
+    CHECK(n.q8.scale.reach == 4 * 255 * 2 + 75);
     CHECK(n.real.offset.offset == 12.5);
   }
   SECTION("zero divisors are refused") {
     MatrixParameters m = parse_matrix_text("1 2 1");
     m.divisor = Decimal{0, 0};
     require_refusal([&] { make_matrix_numbers(m); }, "--divisor must not be 0");
+  }
+}
+
+TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit result",
+          "[matrix]") {
+  // finish_matrix takes i32 where 2 reach + denominator < 2^31; the same numbers with a reach
+  // past that take i64. Every sum either can meet, halves both ways, must give the same sample.
+  for (const gb_arith::MatrixScale narrow :
+       {gb_arith::MatrixScale{1, 0, 1, 4080}, gb_arith::MatrixScale{1, 0, 25, 6375},
+        gb_arith::MatrixScale{2, 75, 6, 2115}, gb_arith::MatrixScale{1, -8, 16, 4088},
+        gb_arith::MatrixScale{3, 1000, 7, 1 << 29}}) {
+    gb_arith::MatrixScale wide = narrow;
+    wide.reach = 1ll << 40;
+    CAPTURE(narrow.scale, narrow.bias, narrow.denominator);
+    const long long most = (narrow.reach - (narrow.bias < 0 ? -narrow.bias : narrow.bias)) / narrow.scale;
+    for (long long s = -most; s <= most; s += s > -300 && s < 300 ? 1 : 997) {
+      const int si = static_cast<int>(s);
+      REQUIRE(gb_arith::finish_matrix<std::uint8_t, 255>(si, narrow) ==
+              gb_arith::finish_matrix<std::uint8_t, 255>(si, wide));
+      REQUIRE(gb_arith::finish_matrix<std::uint16_t, 65535>(s, narrow) ==
+              gb_arith::finish_matrix<std::uint16_t, 65535>(s, wide));
+    }
   }
 }
 
