@@ -183,7 +183,9 @@ struct Walk {
     const bool due = kDue == kMaybe ? unit >= 0 : kDue == kAlways;
     constexpr int kUnitSlot = (kPhase + 1) % 3;  // narrow: unit = task - 2
     unsigned w[4];                              // narrow: the unit's N-tiles, the early ones first
+    InputWords inputs{};                        // the unsharp mask's: in flight through the step
     if constexpr (kDue != kNever) {  // not even compiled where no unit is due (compile time)
+      if (kUnsharp && due) inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
       if (kNarrow && due) narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w);
     }
     stage<kMode>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
@@ -204,13 +206,13 @@ struct Walk {
     if constexpr (kDue == kNever) return;
     if (due) {
       if (kNarrow) {
-        horizontal_task_narrow<kUnitSlot, kMode != kBorderChecks>(load_lane, narrow, w, unit, l, target);
+        horizontal_task_narrow<kUnitSlot, kMode != kBorderChecks>(load_lane, narrow, w, unit, l, target, inputs);
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
-        horizontal_task<kMode != kBorderChecks>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target);
+        horizontal_task<kMode != kBorderChecks>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target,
+                                                inputs);
       }
-      target.lane_out += 32;
-      opaque(target.lane_out);
+      target.next_unit();
     }
   }
 
@@ -293,7 +295,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
 
   Walk walk{in, in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane, l,
             stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, 0, 0, 0,
-            WeightsY{}, TapSource{}, NarrowTaps{}, output_target(out, out_pitch, y_first, x0, height, row_bytes, l)};
+            WeightsY{}, TapSource{}, NarrowTaps{},
+            output_target(out, out_pitch, in, in_pitch, y_first, x0, height, row_bytes, l)};
   // The first steps' copies go out before the taps are read (from global memory, a DRAM miss at
   // the kernel's start), so that the two latencies overlap instead of adding up.
   walk.find_edges();

@@ -9,6 +9,9 @@
 #ifndef GB_MMA_STAGE_INCLUDED
 #include "mma_stage.cuh"
 #endif
+#ifndef GB_MMA_FINISH_INCLUDED
+#include "mma_finish.cuh"
+#endif
 
 namespace gb {
 
@@ -76,25 +79,6 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
   }
 }
 
-// Where a warp's outputs go. lane_out is the lane's first output byte of the current unit (row
-// y_first + g, byte x0 + 32 unit + 8t): the caller carries it, 32 bytes a unit. Units below
-// units_inside have all 16 rows and 32 bytes in the image: two 8-byte stores and no checks.
-struct OutputTarget {
-  unsigned char* __restrict__ out;
-  int pitch, y_first, x0, height, row_bytes;
-  int units_inside;  // 0 when the warp's rows reach past the image
-  unsigned char* lane_out;
-};
-
-__device__ __forceinline__ OutputTarget output_target(unsigned char* __restrict__ out, int pitch,
-                                                      int y_first, int x0, int height,
-                                                      int row_bytes, Lane l) {
-  OutputTarget o{out, pitch, y_first, x0, height, row_bytes, 0, nullptr};
-  o.units_inside = y_first + 16 <= height && row_bytes - x0 >= 32 ? (row_bytes - x0) >> 5 : 0;
-  o.lane_out = out + static_cast<ptrdiff_t>(y_first + l.g) * pitch + x0 + 8 * l.t;
-  return o;
-}
-
 // Writes the lane's outputs of a unit: rows g and g + 8, bytes 8t .. 8t + 7. kInside: the caller
 // knows every unit of the walk is inside.
 template <bool kInside>
@@ -124,12 +108,6 @@ __device__ __forceinline__ void store_outputs(const unsigned (&result)[2][2], La
   }
 }
 
-// Output byte of b (byte 3, the rounding 2^23 was added first) for 4 results -> one word.
-__device__ __forceinline__ unsigned pack_top_bytes(unsigned b0, unsigned b1, unsigned b2,
-                                                   unsigned b3) {
-  return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
-}
-
 // Horizontal product for 16 rows x 32 outputs starting at intermediate column u0 (the window
 // is columns u0 .. u0 + 32 kChunksX). N-tile j's column n is output 8 (n / 2) + 2j + n % 2,
 // so the lane's results for a row are its 8 consecutive outputs 8t .. 8t + 7. Under a tight
@@ -141,7 +119,7 @@ template <bool kInside>
 __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo,
                                                 const unsigned char* plane_hi,
                                                 const TapSource& taps, int unit, Lane l, int lane,
-                                                const OutputTarget& target) {
+                                                const OutputTarget& target, const InputWords& in) {
   const int row_offset = (lane & 15) * kPlaneStride + (lane >> 4) * 16;
   unsigned result[2][2];  // [row half][word]: the lane's 8 packed output bytes of a row
 #pragma unroll
@@ -185,8 +163,9 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo,
 #pragma unroll
       for (int w = 0; w < kTilesPerPass / 2;
            ++w) {  // N-tiles 2w', 2w' + 1 give outputs 8t + 4w' ..
-        result[half][jp * kTilesPerPass / 2 + w] =
-            pack_top_bytes(b[2 * w][0], b[2 * w][1], b[2 * w + 1][0], b[2 * w + 1][1]);
+        const int word = jp * kTilesPerPass / 2 + w;
+        result[half][word] = finish_word(b[2 * w][0], b[2 * w][1], b[2 * w + 1][0], b[2 * w + 1][1],
+                                         word == 0 ? in.row[half].x : in.row[half].y, kAlphaOfConsecutive);
       }
     }
   }
@@ -240,13 +219,28 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
 
 // The output byte of b = 2^16 hh + 2^8 mid + ll (the rounding already in; mod 2^32, exact) for
 // the four results of an N-tile: bytes of row g (outputs 2t, 2t + 1), then of row g + 8.
+// `in`: the N-tile's input bytes in that order, `alpha`: which of them are alpha kept (unsharp).
 __device__ __forceinline__ unsigned narrow_outputs(const unsigned (&ll)[4],
                                                    const unsigned (&mid)[4],
-                                                   const unsigned (&hh)[4]) {
+                                                   const unsigned (&hh)[4], unsigned in,
+                                                   unsigned alpha) {
   unsigned b[4];
 #pragma unroll
   for (int f = 0; f < 4; ++f) b[f] = hh[f] * 65536u + mid[f] * 256u + ll[f];
-  return pack_top_bytes(b[0], b[1], b[2], b[3]);
+  return finish_word(b[0], b[1], b[2], b[3], in, alpha);
+}
+
+// The narrow product's input words (kUnsharp): word j of lane t holds the input bytes under N-tile
+// j's outputs 8j + 2t, + 1 of row g, then of row g + 8, narrow_outputs' order. The lane loaded
+// bytes 8t .. 8t + 7 of its rows: as words in the order of the outputs after quad_transpose, and
+// transposed back.
+__device__ __forceinline__ void narrow_inputs(const InputWords& in, Lane l, unsigned (&words)[4]) {
+  if constexpr (!kUnsharp) return;
+  words[0] = __byte_perm(in.row[0].x, in.row[1].x, 0x5410);
+  words[1] = __byte_perm(in.row[0].x, in.row[1].x, 0x7632);
+  words[2] = __byte_perm(in.row[0].y, in.row[1].y, 0x5410);
+  words[3] = __byte_perm(in.row[0].y, in.row[1].y, 0x7632);
+  quad_transpose(words, l.t);
 }
 
 // Both rows' words (g, g + 8) of a plane at window byte 4t + c (c a multiple of 4) from `first`,
@@ -261,7 +255,8 @@ __device__ __forceinline__ uint2 window_pair(unsigned first, int plane, int c) {
 // less than the moves that would build its fragment from them.
 template <int kFirstTile, int kEndTile>
 __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const NarrowTaps& taps,
-                                                 unsigned (&w)[4]) {
+                                                 unsigned (&w)[4], const unsigned (&in)[4],
+                                                 unsigned alpha) {
 #pragma unroll
   for (int j = kFirstTile; j < kEndTile; ++j) {
     // a0: row g, k = 4t..; a1: row g + 8; a2, a3: k + 16
@@ -276,7 +271,7 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
     mma_u8_first(mid, m_lo, taps.b[1][0], taps.b[1][1]);
     mma_u8(mid, m_hi, taps.b[0][0], taps.b[0][1]);
     mma_u8_first(hh, m_hi, taps.b[1][0], taps.b[1][1]);
-    w[j] = narrow_outputs(ll, mid, hh);
+    w[j] = narrow_outputs(ll, mid, hh, in[j], alpha);
   }
 }
 
@@ -285,7 +280,8 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
 // its whole A fragment.
 template <int kFirstTile, int kEndTile>
 __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const NarrowTaps& taps,
-                                                 unsigned (&w)[4]) {
+                                                 unsigned (&w)[4], const unsigned (&in)[4],
+                                                 unsigned alpha) {
 #pragma unroll
   for (int j = kFirstTile; j < kEndTile; ++j) {
     const uint2 lo =
@@ -296,7 +292,7 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
     mma16_u8_first(mid, lo.x, lo.y, taps.b[1][0]);
     mma16_u8(mid, hi.x, hi.y, taps.b[0][0]);
     mma16_u8_first(hh, hi.x, hi.y, taps.b[1][0]);
-    w[j] = narrow_outputs(ll, mid, hh);
+    w[j] = narrow_outputs(ll, mid, hh, in[j], alpha);
   }
 }
 
@@ -307,18 +303,20 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
 // before them, so the step multiplies those first, before its copies and its vertical product,
 // as independent work beside that product's chain of latencies, and the rest after it
 // (horizontal_task_narrow). Measured: 4K RGB 7 x 7 faster; the k16 form's three early N-tiles
-// made 4K gray slower, so it takes none.
-constexpr int kEarlyTiles = kTiny ? 0 : 2;
+// made 4K gray slower, so it takes none. The unsharp mask takes none either: its outputs wait
+// for the input bytes loaded as the step begins.
+constexpr int kEarlyTiles = kTiny || kUnsharp ? 0 : 2;
 // N-tiles kFirstTile .. kEndTile - 1 of the unit whose window starts in slot kSlot. load_lane: the
 // shared address of the lane's first word (row g, window byte 4t) of a unit whose window starts in
 // the low plane's slot 0.
 template <int kSlot, int kFirstTile, int kEndTile>
 __device__ __forceinline__ void narrow_tiles(unsigned load_lane, const NarrowTaps& taps,
-                                             unsigned (&w)[4]) {
+                                             unsigned (&w)[4], const unsigned (&in)[4] = {},
+                                             unsigned alpha = 0) {
   if (kTiny) {
-    narrow_tiles_k16<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w);
+    narrow_tiles_k16<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in, alpha);
   } else {
-    narrow_tiles_k32<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w);
+    narrow_tiles_k32<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in, alpha);
   }
 }
 
@@ -327,8 +325,11 @@ __device__ __forceinline__ void narrow_tiles(unsigned load_lane, const NarrowTap
 template <int kSlot, bool kInside>
 __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps,
                                                        unsigned (&w)[4], int unit, Lane l,
-                                                       const OutputTarget& target) {
-  narrow_tiles<kSlot, kEarlyTiles, 4>(load_lane, taps, w);
+                                                       const OutputTarget& target,
+                                                       const InputWords& in) {
+  unsigned in_words[4] = {0u, 0u, 0u, 0u};
+  narrow_inputs(in, l, in_words);
+  narrow_tiles<kSlot, kEarlyTiles, 4>(load_lane, taps, w, in_words, narrow_alpha(l));
   quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
   unsigned result[2][2];
   result[0][0] = __byte_perm(w[0], w[1], 0x5410);

@@ -121,11 +121,13 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
       files.push_back({"blur_tiled.cu", kBlurTiledCu});
       break;
     case KernelVariant::kMma:
+      if (s.mma->unsharp) files.push_back({"arithmetic.cuh", kArithmeticCuh});
       files.insert(files.end(), {{"mma_geometry.cuh", kMmaGeometryCuh},
                                  {"mma_layout.cuh", kMmaLayoutCuh},
                                  {"mma_ptx.cuh", kMmaPtxCuh},
                                  {"mma_taps.cuh", kMmaTapsCuh},
                                  {"mma_stage.cuh", kMmaStageCuh},
+                                 {"mma_finish.cuh", kMmaFinishCuh},
                                  {"mma_products.cuh", kMmaProductsCuh},
                                  {"blur_mma.cu", kBlurMmaCu}});
       if (s.planes()) files.push_back({"planes.cu", kPlanesCu});
@@ -178,6 +180,7 @@ GeneratedKernel generate_kernel(const FilterSpec& spec, KernelVariant requested,
     k.source += general_defines(spec, format).defines;
     k.entry = "gb_separable_kernel";
   }
+  if (k.schedule.mma && k.schedule.mma->unsharp) k.source += unsharp_finish_defines(spec);
   for (const KernelFile& file : kernel_files(k.schedule)) {
     k.source += "#line 1 \"" + std::string(file.name) + "\"\n";
     k.source += file.text;

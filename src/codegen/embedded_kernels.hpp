@@ -21,6 +21,7 @@ extern const std::string_view kMmaLayoutCuh;    // kernels/mma_layout.cuh
 extern const std::string_view kMmaPtxCuh;       // kernels/mma_ptx.cuh
 extern const std::string_view kMmaTapsCuh;      // kernels/mma_taps.cuh
 extern const std::string_view kMmaStageCuh;     // kernels/mma_stage.cuh
+extern const std::string_view kMmaFinishCuh;    // kernels/mma_finish.cuh
 extern const std::string_view kMmaProductsCuh;  // kernels/mma_products.cuh
 extern const std::string_view kBlurMmaCu;       // kernels/blur_mma.cu
 extern const std::string_view kPlanesCu;        // kernels/planes.cu

@@ -220,8 +220,18 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
     return dense_schedule(spec, format);
   }
   if (requested == KernelVariant::kDense) return std::nullopt;
-  // The unsharp mask's finish and a matrix's signed taps are kGeneral's policies alone, in one
-  // launch (kSeparable) where its tile fits.
+  // The 8-bit unsharp mask is the Gaussian's sums with another finish: the tensor-core kernel's
+  // (interleaved: its finish needs each output's input byte in place).
+  if (spec.operation == Operation::kUnsharp && format == SampleFormat::k8 &&
+      (automatic || requested == KernelVariant::kMma)) {
+    if (auto mma = mma_schedule(spec, arch)) {
+      mma->mma->unsharp = true;
+      return mma;
+    }
+    if (!automatic) return std::nullopt;
+  }
+  // A matrix's signed taps (and the unsharp mask where the tensor cores do not take it) are
+  // kGeneral's policies alone, in one launch (kSeparable) where its tile fits.
   if (spec.operation != Operation::kGaussian) {
     if (requested == KernelVariant::kGeneral) return row_schedule(KernelVariant::kGeneral);
     if (!automatic && requested != KernelVariant::kSeparable) return std::nullopt;
@@ -279,6 +289,12 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
                      (spec.operation == Operation::kMatrix
                           ? "this matrix is of rank one, so it takes --kernel general (or auto)"
                           : "the Gaussian and the unsharp mask take the others (--kernel auto)"));
+  }
+  if (spec.operation == Operation::kUnsharp && requested == KernelVariant::kMma) {
+    throw UsageError("--kernel mma runs the unsharp mask of 8-bit images on sm_80 and later, "
+                     "radius up to " + std::to_string(kMmaMaxRadiusY) + " and radius x channels up to " +
+                     std::to_string(kMmaMaxHaloBytes) +
+                     "; this one takes --kernel separable or general (or auto)");
   }
   if (spec.operation != Operation::kGaussian) {
     throw UsageError(

@@ -69,6 +69,7 @@ struct MmaSchedule {
   int resident_per_sm = 0;    // blocks an SM holds at once (shared memory, launch bounds)
   int planes = 0;  // the image's channels blurred as this many one-channel planes, split off and
                    // merged back by kernels/planes.cu (0: the interleaved rows at once)
+  bool unsharp = false;  // the unsharp mask's finish (kernels/mma_finish.cuh), interleaved only
 };
 
 /// How the kernel is run.
@@ -90,8 +91,9 @@ struct KernelSchedule {
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
 /// variant that can (never nullopt). The Gaussian may take any variant but kDense and kSeparable;
-/// the unsharp mask and a matrix of rank one take kSeparable where its tile fits shared memory,
-/// else kGeneral; a matrix not of rank one takes kDense. `layout` applies to the
+/// the 8-bit unsharp mask takes kMma where it applies (interleaved), else, as a matrix of rank
+/// one does, kSeparable where its tile fits shared memory, else kGeneral; a matrix not of rank
+/// one takes kDense. `layout` applies to the
 /// tensor-core kernel of more than one channel (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,

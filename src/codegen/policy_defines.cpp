@@ -96,6 +96,11 @@ PolicyDefines general_defines(const FilterSpec& spec, SampleFormat format) {
   throw InternalError("unknown sample format");
 }
 
+std::string unsharp_finish_defines(const FilterSpec& spec) {
+  if (spec.operation != Operation::kUnsharp) throw InternalError("the unsharp finish for no mask");
+  return finish_defines<Unsharp8>(unsharp_finish<Unsharp8>(spec.unsharp), spec.keep_alpha);
+}
+
 PolicyDefines dense_defines(const FilterSpec& spec, SampleFormat format) {
   if (spec.operation != Operation::kMatrix) throw InternalError("the dense kernel for no matrix");
   switch (format) {

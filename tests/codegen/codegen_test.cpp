@@ -81,7 +81,9 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
                generate_kernel(edge_matrix_spec(4, Border::kReflect101)).source);
   check_golden("general_unsharp_7x7_c3_16bit_clamp.cu",
                generate_kernel(unsharp_spec(3), KernelVariant::kGeneral, SampleFormat::k16).source);
-  check_golden("separable_unsharp_7x7_c3_clamp.cu", generate_kernel(unsharp_spec(3)).source);
+  check_golden("separable_unsharp_7x7_c3_clamp.cu",
+               generate_kernel(unsharp_spec(3), KernelVariant::kSeparable).source);
+  check_golden("mma_unsharp_7x7_c4_clamp.cu", generate_kernel(unsharp_spec(4)).source);
 }
 
 TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchanged", "[codegen]") {
@@ -105,10 +107,22 @@ TEST_CASE("each operation's kernel is its own: names and sources differ", "[code
   CHECK(unsharp.name != matrix.name);
   CHECK_THAT(prelude_of(unsharp.source), Catch::Contains("#define GB_FINISH_NUMBERS {"));
   CHECK_THAT(prelude_of(gaussian.source), !Catch::Contains("GB_FINISH_NUMBERS"));
-  CHECK(unsharp.schedule.variant == KernelVariant::kSeparable);
-  CHECK(unsharp.entry == "gb_separable_kernel");
+  // The 8-bit unsharp mask: the tensor cores with its finish; 16-bit: the separable tile.
+  CHECK(unsharp.schedule.variant == KernelVariant::kMma);
+  CHECK(unsharp.schedule.mma->unsharp);
+  CHECK(unsharp.entry == "gb_blur_kernel");
+  CHECK_FALSE(gaussian.schedule.mma);
+  CHECK_FALSE(generate_kernel(test::make_test_spec(7, 1.5, 3)).schedule.mma->unsharp);
+  CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kAuto, SampleFormat::k16).schedule.variant ==
+        KernelVariant::kSeparable);
+  CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kSeparable).entry == "gb_separable_kernel");
   CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kGeneral).schedule.variant ==
         KernelVariant::kGeneral);
+  // Past the tensor cores' limits (sm_75), the separable tile.
+  CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kAuto, SampleFormat::k8, 75).schedule.variant ==
+        KernelVariant::kSeparable);
+  CHECK_THROWS_WITH(generate_kernel(unsharp_spec(3), KernelVariant::kMma, SampleFormat::k8, 75),
+                    Catch::Contains("--kernel mma runs the unsharp mask of 8-bit images"));
   // Asked for a kernel that cannot run it: a usage error naming the one that can.
   CHECK_THROWS_WITH(generate_kernel(edge_matrix_spec(3, Border::kClamp), KernelVariant::kMma),
                     Catch::Contains("--kernel dense"));

@@ -164,9 +164,20 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   const FilterSpec spec = make_blur_spec(p, channels);
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
   const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
-  CHECK(kernel.schedule.variant == (dense ? KernelVariant::kDense : KernelVariant::kSeparable));
+  // The 8-bit unsharp mask takes the tensor cores (with its finish), the rest their own kernels.
+  const bool mma = spec.operation == Operation::kUnsharp && format == SampleFormat::k8;
+  CHECK(kernel.schedule.variant == (dense  ? KernelVariant::kDense
+                                    : mma  ? KernelVariant::kMma
+                                           : KernelVariant::kSeparable));
   const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
-  CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel(" : ".entry gb_separable_kernel("));
+  CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel("
+                                      : mma ? ".entry gb_blur_kernel("
+                                            : ".entry gb_separable_kernel("));
+  if (mma) {  // the one-launch kernel, which the tensor cores' limits leave it to
+    const GeneratedKernel tile = generate_kernel(spec, KernelVariant::kSeparable, format);
+    const CompiledKernel separable = compile_kernel(tile, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
+    CHECK_THAT(separable.ptx, Catch::Contains(".entry gb_separable_kernel("));
+  }
   if (format == SampleFormat::kFloat) {  // explicitly rounded: never a fused multiply-add
     CHECK_THAT(ptx.ptx, !Catch::Contains("fma.rn.f64"));
   }

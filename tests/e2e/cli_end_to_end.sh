@@ -427,7 +427,11 @@ expect 0 "--matrix --dump-source" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --du
 contains "$work/stdout" "#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}" "--matrix --dump-source"
 contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --dump-source"
 expect 0 "--unsharp --dump-ptx" -- --unsharp 1.5 --size 7 --arch sm_90 --dump-ptx -
-contains "$work/stdout" ".entry gb_separable_kernel(" "--unsharp --dump-ptx"
+contains "$work/stdout" ".entry gb_blur_kernel(" "--unsharp --dump-ptx (8-bit: the tensor cores)"
+expect 0 "--unsharp --kernel separable" -- --unsharp 1.5 --size 7 --kernel separable --arch sm_90 --dump-ptx -
+contains "$work/stdout" ".entry gb_separable_kernel(" "--unsharp --kernel separable --dump-ptx"
+expect 0 "--unsharp --arch sm_75" -- --unsharp 1.5 --size 7 --arch sm_75 --dump-ptx -
+contains "$work/stdout" ".entry gb_separable_kernel(" "--unsharp --arch sm_75 --dump-ptx"
 expect 0 "--matrix --dump-ptx, rank one" -- --matrix "1 2 1" --arch sm_90 --dump-ptx -
 contains "$work/stdout" ".entry gb_separable_kernel(" "--matrix rank one --dump-ptx"
 expect 0 "--matrix --kernel general" -- --matrix "1 2 1" --kernel general --arch sm_90 --dump-ptx -

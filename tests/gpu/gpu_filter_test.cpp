@@ -1,6 +1,7 @@
 // gpu_filter_test.cpp — [gpu] the convolution matrix (dense, kernels/matrix_dense.cu; of rank one,
 // separable_tile.cu or blur_general.cu with the matrix's column and row) and the unsharp mask (the
-// same two with its finish) on the GPU equal the CPU twin byte for byte: every border, 1-4 channels, alpha kept or
+// same two with its finish; 8-bit: the tensor-core kernel, blur_mma.cu with mma_finish.cuh) on
+// the GPU equal the CPU twin byte for byte: every border, 1-4 channels, alpha kept or
 // filtered, 8-bit, 16-bit and HDR, shapes from one pixel to many tiles (4099x2161), from CUBIN
 // and from PTX; and the command line's GPU runs write the CPU's files.
 #include <catch2/catch.hpp>
@@ -158,17 +159,21 @@ void require_gpu_equals_cpu() {
   test::ParallelCompiler compiler;
   std::vector<GeneratedKernel> kernels;
   // Where auto takes the one-launch kernel, the two-launch one (what a tile too large for shared
-  // memory takes) is held to the same bytes on three channels.
-  std::vector<std::optional<GeneratedKernel>> general(all.size());
+  // memory takes) is held to the same bytes on three channels; where it takes the tensor cores
+  // (the 8-bit unsharp mask), the one-launch kernel (what their limits leave it to).
+  std::vector<std::optional<GeneratedKernel>> second(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Case& c = all[i];
     kernels.push_back(
         generate_kernel(c.spec, KernelVariant::kAuto, format, test::gpu().arch.number()));
     compiler.request(kernels.back(), Target::kCubin);
     if (c.ptx) compiler.request(kernels.back(), Target::kPtx);
-    if (c.ptx && kernels.back().schedule.variant == KernelVariant::kSeparable) {
-      general[i] = generate_kernel(c.spec, KernelVariant::kGeneral, format);
-      compiler.request(*general[i], Target::kCubin);
+    const KernelVariant chosen = kernels.back().schedule.variant;
+    if (c.ptx && (chosen == KernelVariant::kSeparable || chosen == KernelVariant::kMma)) {
+      second[i] = generate_kernel(
+          c.spec, chosen == KernelVariant::kMma ? KernelVariant::kSeparable : KernelVariant::kGeneral,
+          format);
+      compiler.request(*second[i], Target::kCubin);
     }
   }
   std::uint32_t seed = 1;
@@ -185,10 +190,10 @@ void require_gpu_equals_cpu() {
         REQUIRE(out.pixels.size() == cpu.pixels.size());
         REQUIRE(std::memcmp(out.pixels.data(), cpu.pixels.data(), cpu.byte_count()) == 0);
       }
-      if (general[i]) {
-        CAPTURE(c.what, width, height, general[i]->name);
+      if (second[i]) {
+        CAPTURE(c.what, width, height, second[i]->name);
         const Raster<Sample> out =
-            blur_on_gpu(session(), image, *general[i], compiler.get(*general[i], Target::kCubin))
+            blur_on_gpu(session(), image, *second[i], compiler.get(*second[i], Target::kCubin))
                 .output;
         REQUIRE(std::memcmp(out.pixels.data(), cpu.pixels.data(), cpu.byte_count()) == 0);
       }
@@ -210,7 +215,7 @@ TEST_CASE("matrix and unsharp on the GPU == CPU: floating point (HDR)", "[gpu][f
   require_gpu_equals_cpu<float>();
 }
 
-TEST_CASE("a dense matrix takes the dense kernel, a rank-one matrix and unsharp the separable one",
+TEST_CASE("a dense matrix takes the dense kernel, a rank-one matrix the separable one, unsharp mma",
           "[gpu][filter]") {
   const auto variant = [](const Filter& f) {
     return generate_kernel(make_blur_spec(f.parameters, 3), KernelVariant::kAuto, SampleFormat::k8)
@@ -218,7 +223,7 @@ TEST_CASE("a dense matrix takes the dense kernel, a rank-one matrix and unsharp 
   };
   CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
   CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kSeparable);
-  CHECK(variant(unsharp(7, 1.5, 1, 0)) == KernelVariant::kSeparable);
+  CHECK(variant(unsharp(7, 1.5, 1, 0)) == KernelVariant::kMma);
 }
 
 TEST_CASE("the CLI writes the CPU's bytes from the GPU: --matrix and --unsharp", "[gpu][filter]") {

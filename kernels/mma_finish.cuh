@@ -1,0 +1,142 @@
+// mma_finish.cuh — the tensor-core kernel's output bytes from its horizontal sums. Each sum b is
+// Straight8's horizontal sum with the rounding 2^23 already in (mma_layout.cuh's kHorizontalC or
+// rounding row). The Gaussian's output is b's top byte. The unsharp mask's (the prelude defines
+// GB_FINISH_NUMBERS, Unsharp8's numbers, and GB_KEEP_ALPHA) is arithmetic.cuh's
+// Unsharp8::finish_sample of b - 2^23 and the input byte under the output: the function the CPU
+// twin and the other kernels store through, so every path gives the same bytes.
+//
+// The unsharp mask needs each output's input byte: a lane loads the 8 input bytes under its 8
+// outputs of each of its two rows (load_inputs) when its step begins, and they arrive while the
+// step multiplies. The narrow product's results are in N-tile order (mma_products.cuh), so its
+// lanes swap the input words into that order (narrow_inputs) with the transposition that swaps
+// the results out of it.
+#ifndef GB_MMA_FINISH_INCLUDED
+#define GB_MMA_FINISH_INCLUDED 1
+#ifndef GB_MMA_LAYOUT_INCLUDED
+#include "mma_layout.cuh"
+#endif
+#ifndef GB_MMA_PTX_INCLUDED
+#include "mma_ptx.cuh"
+#endif
+#if defined(GB_FINISH_NUMBERS) && !defined(GB_ARITHMETIC_INCLUDED)
+#include "arithmetic.cuh"
+#endif
+
+namespace gb {
+
+#ifdef GB_FINISH_NUMBERS
+constexpr bool kUnsharp = true;
+// Alpha (the last of 2 or 4 channels) kept as it is; 4 is a multiple of the channel count, so an
+// output byte's channel follows from its place in the lane's words.
+constexpr bool kKeepAlpha = GB_KEEP_ALPHA != 0;
+static_assert(!kKeepAlpha || kChannels == 2 || kChannels == 4, "alpha is the last of 2 or 4");
+#else
+constexpr bool kUnsharp = false;
+constexpr bool kKeepAlpha = false;
+#endif
+
+// The input bytes under a lane's outputs of a unit: rows g and g + 8, bytes 8t .. 8t + 7.
+struct InputWords {
+  uint2 row[2];
+};
+
+// Where a lane's outputs come from and go. lane_out (lane_in) is the lane's first output (input)
+// byte of the current unit: row y_first + g, byte x0 + 32 unit + 8t; the caller carries both, 32
+// bytes a unit. Units below units_inside have all 16 rows and 32 bytes in the image: two 8-byte
+// accesses each way and no checks. The input side is used by the unsharp mask alone.
+struct OutputTarget {
+  unsigned char* __restrict__ out;
+  const unsigned char* __restrict__ in;
+  int pitch, in_pitch, y_first, x0, height, row_bytes;
+  int units_inside;  // 0 when the warp's rows reach past the image
+  unsigned char* lane_out;
+  const unsigned char* lane_in;
+
+  __device__ __forceinline__ void next_unit() {
+    lane_out += 32;
+    opaque(lane_out);
+    if (kUnsharp) lane_in += 32;
+  }
+};
+
+__device__ __forceinline__ OutputTarget output_target(unsigned char* __restrict__ out, int pitch,
+                                                      const unsigned char* __restrict__ in,
+                                                      int in_pitch, int y_first, int x0,
+                                                      int height, int row_bytes, Lane l) {
+  OutputTarget o{out, in, pitch, in_pitch, y_first, x0, height, row_bytes, 0, nullptr, nullptr};
+  o.units_inside = y_first + 16 <= height && row_bytes - x0 >= 32 ? (row_bytes - x0) >> 5 : 0;
+  o.lane_out = out + static_cast<ptrdiff_t>(y_first + l.g) * pitch + x0 + 8 * l.t;
+  o.lane_in = in + static_cast<ptrdiff_t>(y_first + l.g) * in_pitch + x0 + 8 * l.t;
+  return o;
+}
+
+// The input bytes under the lane's outputs of `unit` (kUnsharp; else nothing is loaded). Bytes
+// outside the image are never stored, so they are left 0. kInside: every unit of the walk is.
+template <bool kInside>
+__device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l, int unit) {
+  InputWords w{};
+  if constexpr (!kUnsharp) return w;
+  if (kInside || unit < o.units_inside) {
+    w.row[0] = *reinterpret_cast<const uint2*>(o.lane_in);
+    w.row[1] = *reinterpret_cast<const uint2*>(o.lane_in + 8 * static_cast<ptrdiff_t>(o.in_pitch));
+    return w;
+  }
+  if constexpr (!kInside) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int y = o.y_first + l.g + 8 * half;
+      const int x = o.x0 + 32 * unit + 8 * l.t;
+      if (y >= o.height || x >= o.row_bytes) continue;
+      const unsigned char* src = o.in + static_cast<size_t>(y) * o.in_pitch + x;
+      if (x + 8 <= o.row_bytes) {
+        w.row[half] = *reinterpret_cast<const uint2*>(src);
+      } else {
+        unsigned v[2] = {0u, 0u};
+        for (int s = 0; s < 8 && x + s < o.row_bytes; ++s) v[s / 4] |= unsigned(src[s]) << (8 * (s % 4));
+        w.row[half] = make_uint2(v[0], v[1]);
+      }
+    }
+  }
+  return w;
+}
+
+// Four output bytes from their sums b0 .. b3 (the rounding in) as one word, byte k from b_k. The
+// unsharp mask's byte k also takes byte k of `in`, the input under it, and copies it where bit k of
+// `alpha` says the byte is alpha kept as it is.
+__device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsigned b2, unsigned b3,
+                                                unsigned in, unsigned alpha) {
+#ifndef GB_FINISH_NUMBERS
+  (void)in;
+  (void)alpha;
+  return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
+#else
+  constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
+  const unsigned b[4] = {b0, b1, b2, b3};
+  unsigned word = 0;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned char v = static_cast<unsigned char>(in >> (8 * k));
+    const unsigned char o =
+        kKeepAlpha && ((alpha >> k) & 1u)
+            ? v
+            : gb_arith::Unsharp8::finish_sample(b[k] - kHorizontalRound, v, numbers);
+    word |= static_cast<unsigned>(o) << (8 * k);
+  }
+  return word;
+#endif
+}
+
+// The alpha bytes of a word of 4 consecutive outputs (horizontal_task's words: channels 0 .. 3
+// of a multiple of 4 bytes from the row's start).
+constexpr unsigned kAlphaOfConsecutive = !kKeepAlpha ? 0u : kChannels == 4 ? 0x8u : 0xau;
+
+// The narrow product's words: N-tile j's outputs 8j + 2t, 8j + 2t + 1 of row g, then of row
+// g + 8. Its alpha bytes: output 2t + n (mod 4) is alpha where it is channel C - 1.
+__device__ __forceinline__ unsigned narrow_alpha(Lane l) {
+  if (!kKeepAlpha) return 0u;
+  return kChannels == 2 ? 0xau : (l.t & 1) ? 0xau : 0u;
+}
+
+}  // namespace gb
+
+#endif  // GB_MMA_FINISH_INCLUDED
