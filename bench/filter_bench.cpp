@@ -6,12 +6,19 @@
 // in cache. Each gpublur row is checked against the CPU twin where that is quick (81 taps or
 // fewer).
 //
-//   gpublur_filter_bench [--sizes 4k,8k] [--channels 1,3,4] [--iters 30]
+//   gpublur_filter_bench [--sizes 4k,8k] [--channels 1,3,4] [--iters 30] [--only TEXT]
+//                        [--source FILE]
+//
+// --only runs the rows whose name holds TEXT; --source (an experiment) compiles FILE in place of
+// each row's generated source, e.g. an edited --dump-source of the row's filter: its row then
+// says whether the edit still gives the CPU's bytes, and how fast it runs.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -116,6 +123,8 @@ struct Config {
   std::vector<std::string> sizes{"4k", "8k"};
   std::vector<int> channels{3};
   int iters = 30;
+  std::string only;    // rows whose name holds this
+  std::string source;  // experiment: a file compiled in place of each row's generated source
 };
 
 struct Size {
@@ -132,10 +141,18 @@ Size size_named(const std::string& name) {
 
 void print_row(const Filter& f, const Size& size, int channels, const RotatingBuffers& b,
                const GpuInfo& gpu, const cuda::Stream& stream, const std::optional<NppFilter>& npp,
-               double copy_ms, int iters) {
+               double copy_ms, const Config& config) {
+  const int iters = config.iters;
   const FilterSpec spec = make_blur_spec(parameters_of(f), channels);
-  const GeneratedKernel kernel =
+  GeneratedKernel kernel =
       generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, gpu.arch.number());
+  if (!config.source.empty()) {
+    std::ifstream file(config.source, std::ios::binary);
+    if (!file) throw std::runtime_error("cannot read " + config.source);
+    std::ostringstream text;
+    text << file.rdbuf();
+    kernel.source = text.str();
+  }
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
   const cuda::Module module(compiled.module_image(), kernel.name);
@@ -208,7 +225,8 @@ int run(const Config& config) {
                     "copy");
       });
       for (const Filter& f : filters()) {
-        print_row(f, size, channels, b, gpu.info, stream, npp, copy_ms, config.iters);
+        if (f.name.find(config.only) == std::string::npos) continue;
+        print_row(f, size, channels, b, gpu.info, stream, npp, copy_ms, config);
       }
     }
   }
@@ -224,6 +242,9 @@ int main(int argc, char** argv) {
   app.add_option("--sizes", config.sizes, "1080p, 4k, 8k")->delimiter(',');
   app.add_option("--channels", config.channels, "1, 3, 4")->delimiter(',');
   app.add_option("--iters", config.iters, "timed launches per row");
+  app.add_option("--only", config.only, "the rows whose filter's name holds this text");
+  app.add_option("--source", config.source,
+                 "experiment: compile this file in place of each row's generated source");
   CLI11_PARSE(app, argc, argv);
   try {
     return gpublur::bench::run(config);

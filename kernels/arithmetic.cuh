@@ -222,7 +222,8 @@ GB_HD Sample finish_matrix(S s, const MatrixScale& m) {
     const i32 t = static_cast<i32>(s) * static_cast<i32>(m.scale) + static_cast<i32>(m.bias);
     return clamp_to<Sample>(round_div<i32>(t, static_cast<i32>(m.denominator)), kMax);
   }
-  return clamp_to<Sample>(round_div<i64>(static_cast<i64>(s) * m.scale + m.bias, m.denominator), kMax);
+  return clamp_to<Sample>(round_div<i64>(static_cast<i64>(s) * m.scale + m.bias, m.denominator),
+                          kMax);
 }
 
 // An integer matrix on integer samples 0..kMaxValue: the sums kept whole in T (Mid and Sum), each

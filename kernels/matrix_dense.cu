@@ -1,7 +1,7 @@
 // matrix_dense.cu — a convolution matrix that is not of rank one, in one launch: a block loads
-// its tile of pixels with the matrix's reach around it into shared memory (the border rule
-// applied once per loaded pixel), then each thread sums every weight times the pixel it reaches,
-// the matrix's rows outer and its columns inner (the order the CPU twin and MatrixFloat's
+// its tile of pixels with the matrix's reach around it into shared memory (pixel_tile.cuh: the
+// border rule applied once per loaded pixel), then each thread sums every weight times the pixel it
+// reaches, the matrix's rows outer and its columns inner (the order the CPU twin and MatrixFloat's
 // roundings follow), and stores through the policy's finish (kernels/arithmetic.cuh's Matrix8,
 // Matrix16, MatrixFloat), the very function the CPU twin stores through.
 //
@@ -19,20 +19,26 @@
 //
 // codegen emits: prelude (GB_POLICY, the weights as Policy::Tap literals in GB_MATRIX, the finish
 // numbers GB_FINISH_NUMBERS, GB_KEEP_ALPHA, the border pixel, GB_TILE_W x GB_TILE_H pixels per
-// block), common.cuh, arithmetic.cuh, this file.
+// block), common.cuh, arithmetic.cuh, tile_rows.cuh, pixel_tile.cuh, this file.
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
 #ifndef GB_ARITHMETIC_INCLUDED
 #include "arithmetic.cuh"
 #endif
+#ifndef GB_PIXEL_TILE_INCLUDED
+#include "pixel_tile.cuh"
+#endif
 
 #ifndef GB_POLICY
 #define GB_POLICY Matrix8
-#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}
-#define GB_FINISH_NUMBERS {1, 0, 1, 2040}
+#define GB_MATRIX \
+  { -1, -1, -1, -1, 8, -1, -1, -1, -1 }
+#define GB_FINISH_NUMBERS \
+  { 1, 0, 1, 2040 }
 #define GB_KEEP_ALPHA 0
-#define GB_BORDER_PIXEL {0, 0, 0, 0}
+#define GB_BORDER_PIXEL \
+  { 0, 0, 0, 0 }
 #define GB_TILE_W 32
 #define GB_TILE_H 8
 #define GB_BLOCK_THREADS 256
@@ -47,7 +53,7 @@ typedef Policy::Sum Sum;
 constexpr int kTileW = GB_TILE_W;  // output pixels per block, across and down
 constexpr int kTileH = GB_TILE_H;
 constexpr int kThreadRows = GB_BLOCK_THREADS / kTileW;  // the block's threads: kTileW across
-constexpr int kRowsPerThread = kTileH / kThreadRows;     // each thread's outputs, one under another
+constexpr int kRowsPerThread = kTileH / kThreadRows;    // each thread's outputs, one under another
 static_assert(kRowsPerThread * kThreadRows == kTileH, "whole rows of threads");
 constexpr int kLoadW = kTileW + 2 * kRadiusX;  // the pixels a block's outputs reach
 constexpr int kLoadH = kTileH + 2 * kRadiusY;
@@ -55,12 +61,17 @@ constexpr int kLoadH = kTileH + 2 * kRadiusY;
 // nothing); larger ones read the weights from constant memory, one row of the matrix unrolled.
 constexpr bool kUnrollAll = kSizeX * kSizeY <= 121;
 constexpr bool kSlide = kSizeX * kSizeY <= 25;  // sum_column: 3x3, 5x5, 3x7 ...
+// Whether the tile comes in 16-byte pieces (pixel_tile.cuh). Measured on an H100: faster for
+// the unrolled matrices (3x3 0.182 -> 0.132 ms at 8K RGB), but 1.7x and 9x slower for 31x31
+// and 15x15 (whose matrix rows run in a loop), for a cause not found; those copy pixels.
+constexpr bool kPieces = kUnrollAll;
 
 __constant__ Policy::Tap matrix_taps[kSizeY * kSizeX] = GB_MATRIX;
 // The constant border's pixel in the image's own sample scale.
 __constant__ Sample border_pixel[4] = GB_BORDER_PIXEL;
 
-constexpr int kTileRowSamples = kLoadW * kChannels;
+typedef PixelTile<Sample, kLoadW, kLoadH> Tile;
+constexpr int kTileRowSamples = Tile::kRowSamples;
 
 __device__ __forceinline__ Policy::Tap matrix_tap(int n) {
   if constexpr (kUnrollAll) {  // a constant index: the weight is an immediate
@@ -94,7 +105,8 @@ __device__ __forceinline__ void sum_pixel(const Sample* at, Sum* sum) {
 // under the first output's first weight, each pixel read once and added to every output it
 // reaches. Output r meets matrix row j at tile row r + j, so for each output the rows come in
 // order and, within a row, the columns: the same sums, in the same order, as sum_pixel's.
-__device__ __forceinline__ void sum_column(const Sample* at, Sum (&sum)[kRowsPerThread][kChannels]) {
+__device__ __forceinline__ void sum_column(const Sample* at,
+                                           Sum (&sum)[kRowsPerThread][kChannels]) {
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
 #pragma unroll
@@ -111,27 +123,11 @@ __device__ __forceinline__ void sum_column(const Sample* at, Sum (&sum)[kRowsPer
 #pragma unroll
         for (int r = 0; r < kRowsPerThread; ++r) {
           const int j = t - r;  // the matrix row that meets tile row t in output r
-          if (j >= 0 && j < kSizeY) sum[r][k] = gb_arith::mac(sum[r][k], matrix_tap(j * kSizeX + i), p);
+          if (j >= 0 && j < kSizeY)
+            sum[r][k] = gb_arith::mac(sum[r][k], matrix_tap(j * kSizeX + i), p);
         }
       }
     }
-  }
-}
-
-// The tile's pixels, the border applied: tile[ty][tx] is pixel (x0 + tx - rx, y0 + ty - ry).
-__device__ __forceinline__ void load_tile(Sample* tile, const unsigned char* __restrict__ in,
-                                          int pitch, int x0, int y0, int width, int height) {
-  for (int n = threadIdx.x; n < kLoadW * kLoadH; n += GB_BLOCK_THREADS) {
-    const int ty = n / kLoadW;
-    const int tx = n - ty * kLoadW;
-    const int sy = border_index(y0 + ty - kRadiusY, height);
-    const int sx = border_index(x0 + tx - kRadiusX, width);
-    const Sample* pixel =
-        (sy < 0 || sx < 0)
-            ? border_pixel
-            : reinterpret_cast<const Sample*>(in + static_cast<size_t>(sy) * pitch) + sx * kChannels;
-#pragma unroll
-    for (int k = 0; k < kChannels; ++k) tile[n * kChannels + k] = pixel[k];
   }
 }
 
@@ -141,12 +137,12 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     gb_matrix_kernel(const unsigned char* __restrict__ in, int in_pitch,
                      unsigned char* __restrict__ out, int out_pitch, int width, int height) {
   using namespace gb;
-  __shared__ Sample tile[kLoadH * kTileRowSamples];
+  __shared__ __align__(16) Sample tile[Tile::kSamples];
   in = layer_image(in, in_pitch, height);  // this block's image of a stack
   out = layer_image(out, out_pitch, height);
   const int x0 = blockIdx.x * kTileW;
   const int y0 = blockIdx.y * kTileH;
-  load_tile(tile, in, in_pitch, x0, y0, width, height);
+  const int lead = Tile::load<kPieces>(tile, border_pixel, in, in_pitch, x0, y0, width, height);
   __syncthreads();
   const int tx = threadIdx.x % kTileW;  // this thread's column of the tile (a 1-D block)
   const int x = x0 + tx;
@@ -155,11 +151,13 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
   constexpr Policy::Numbers numbers = GB_FINISH_NUMBERS;  // constants: folded into the finish
   const auto store = [&](int r, const Sum* sum) {
     const int ty = ty0 + r;
-    const Sample* centre = tile + (ty + kRadiusY) * kTileRowSamples + (tx + kRadiusX) * kChannels;
-    Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y0 + ty) * out_pitch) + x * kChannels;
+    const Sample* centre =
+        tile + lead + (ty + kRadiusY) * kTileRowSamples + (tx + kRadiusX) * kChannels;
+    Sample* dst =
+        reinterpret_cast<Sample*>(out + static_cast<size_t>(y0 + ty) * out_pitch) + x * kChannels;
     Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, numbers);
   };
-  const Sample* at = tile + ty0 * kTileRowSamples + tx * kChannels;
+  const Sample* at = tile + lead + ty0 * kTileRowSamples + tx * kChannels;
   if constexpr (kSlide) {
     Sum sum[kRowsPerThread][kChannels];
     sum_column(at, sum);
@@ -171,7 +169,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
 #pragma unroll 1
     for (int r = 0; r < kRowsPerThread && y0 + ty0 + r < height; ++r) {
       Sum sum[kChannels];
-      sum_pixel(at + r * kLoadW * kChannels, sum);
+      sum_pixel(at + r * kTileRowSamples, sum);
       store(r, sum);
     }
   }

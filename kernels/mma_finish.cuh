@@ -61,8 +61,8 @@ struct OutputTarget {
 
 __device__ __forceinline__ OutputTarget output_target(unsigned char* __restrict__ out, int pitch,
                                                       const unsigned char* __restrict__ in,
-                                                      int in_pitch, int y_first, int x0,
-                                                      int height, int row_bytes, Lane l) {
+                                                      int in_pitch, int y_first, int x0, int height,
+                                                      int row_bytes, Lane l) {
   OutputTarget o{out, in, pitch, in_pitch, y_first, x0, height, row_bytes, 0, nullptr, nullptr};
   o.units_inside = y_first + 16 <= height && row_bytes - x0 >= 32 ? (row_bytes - x0) >> 5 : 0;
   o.lane_out = out + static_cast<ptrdiff_t>(y_first + l.g) * pitch + x0 + 8 * l.t;
@@ -92,7 +92,8 @@ __device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l,
         w.row[half] = *reinterpret_cast<const uint2*>(src);
       } else {
         unsigned v[2] = {0u, 0u};
-        for (int s = 0; s < 8 && x + s < o.row_bytes; ++s) v[s / 4] |= unsigned(src[s]) << (8 * (s % 4));
+        for (int s = 0; s < 8 && x + s < o.row_bytes; ++s)
+          v[s / 4] |= unsigned(src[s]) << (8 * (s % 4));
         w.row[half] = make_uint2(v[0], v[1]);
       }
     }

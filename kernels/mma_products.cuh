@@ -164,8 +164,9 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo,
       for (int w = 0; w < kTilesPerPass / 2;
            ++w) {  // N-tiles 2w', 2w' + 1 give outputs 8t + 4w' ..
         const int word = jp * kTilesPerPass / 2 + w;
-        result[half][word] = finish_word(b[2 * w][0], b[2 * w][1], b[2 * w + 1][0], b[2 * w + 1][1],
-                                         word == 0 ? in.row[half].x : in.row[half].y, kAlphaOfConsecutive);
+        result[half][word] =
+            finish_word(b[2 * w][0], b[2 * w][1], b[2 * w + 1][0], b[2 * w + 1][1],
+                        word == 0 ? in.row[half].x : in.row[half].y, kAlphaOfConsecutive);
       }
     }
   }
@@ -314,9 +315,11 @@ __device__ __forceinline__ void narrow_tiles(unsigned load_lane, const NarrowTap
                                              unsigned (&w)[4], const unsigned (&in)[4] = {},
                                              unsigned alpha = 0) {
   if (kTiny) {
-    narrow_tiles_k16<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in, alpha);
+    narrow_tiles_k16<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in,
+                                           alpha);
   } else {
-    narrow_tiles_k32<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in, alpha);
+    narrow_tiles_k32<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in,
+                                           alpha);
   }
 }
 

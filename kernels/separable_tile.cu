@@ -9,21 +9,28 @@
 //
 // codegen emits: prelude (GB_POLICY, GB_TAPS_X / GB_TAPS_Y as Policy::Tap literals, the border
 // pixel, GB_FINISH_NUMBERS, GB_KEEP_ALPHA, GB_TILE_W x GB_TILE_H pixels per block of
-// GB_BLOCK_THREADS threads), common.cuh, arithmetic.cuh, this file.
+// GB_BLOCK_THREADS threads), common.cuh, arithmetic.cuh, tile_rows.cuh, pixel_tile.cuh, this file.
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
 #ifndef GB_ARITHMETIC_INCLUDED
 #include "arithmetic.cuh"
 #endif
+#ifndef GB_PIXEL_TILE_INCLUDED
+#include "pixel_tile.cuh"
+#endif
 
 #ifndef GB_POLICY
 #define GB_POLICY Unsharp8
-#define GB_TAPS_X {16384u, 32768u, 16384u}
-#define GB_TAPS_Y {16384u, 32768u, 16384u}
-#define GB_FINISH_NUMBERS {1048576ull, 0ull}
+#define GB_TAPS_X \
+  { 16384u, 32768u, 16384u }
+#define GB_TAPS_Y \
+  { 16384u, 32768u, 16384u }
+#define GB_FINISH_NUMBERS \
+  { 1048576ull, 0ull }
 #define GB_KEEP_ALPHA 0
-#define GB_BORDER_PIXEL {0, 0, 0, 0}
+#define GB_BORDER_PIXEL \
+  { 0, 0, 0, 0 }
 #define GB_TILE_W 32
 #define GB_TILE_H 32
 #define GB_BLOCK_THREADS 256
@@ -48,25 +55,11 @@ __constant__ Policy::Tap tile_taps_x[kSizeX] = GB_TAPS_X;
 __constant__ Policy::Tap tile_taps_y[kSizeY] = GB_TAPS_Y;
 __constant__ Sample border_pixel[4] = GB_BORDER_PIXEL;
 
-// The tile's pixels, the border applied: tile[ty][tx] is pixel (x0 + tx - rx, y0 + ty - ry).
-__device__ __forceinline__ void load_tile(Sample* tile, const unsigned char* __restrict__ in,
-                                          int pitch, int x0, int y0, int width, int height) {
-  for (int n = threadIdx.x; n < kLoadW * kLoadH; n += GB_BLOCK_THREADS) {
-    const int ty = n / kLoadW;
-    const int tx = n - ty * kLoadW;
-    const int sy = border_index(y0 + ty - kRadiusY, height);
-    const int sx = border_index(x0 + tx - kRadiusX, width);
-    const Sample* pixel =
-        (sy < 0 || sx < 0)
-            ? border_pixel
-            : reinterpret_cast<const Sample*>(in + static_cast<size_t>(sy) * pitch) + sx * kChannels;
-#pragma unroll
-    for (int k = 0; k < kChannels; ++k) tile[n * kChannels + k] = pixel[k];
-  }
-}
+typedef PixelTile<Sample, kLoadW, kLoadH> Tile;
+constexpr int kTileRowSamples = Tile::kRowSamples;
 
 // The vertical pass: mid[r][t] is the finished column sum of tile column t under output row r.
-__device__ __forceinline__ void vertical_pass(const Sample* tile, Mid* mid) {
+__device__ __forceinline__ void vertical_pass(const Sample* tile, int lead, Mid* mid) {
   for (int n = threadIdx.x; n < kLoadW * kTileH; n += GB_BLOCK_THREADS) {
     const int r = n / kLoadW;
     const int t = n - r * kLoadW;
@@ -74,7 +67,7 @@ __device__ __forceinline__ void vertical_pass(const Sample* tile, Mid* mid) {
 #pragma unroll
     for (int k = 0; k < kChannels; ++k) acc[k] = 0;
     for (int j = 0; j < kSizeY; ++j) {
-      const Sample* pixel = tile + ((r + j) * kLoadW + t) * kChannels;
+      const Sample* pixel = tile + lead + (r + j) * kTileRowSamples + t * kChannels;
       const Policy::Tap q = tile_taps_y[j];
 #pragma unroll
       for (int k = 0; k < kChannels; ++k) {
@@ -92,15 +85,15 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
     gb_separable_kernel(const unsigned char* __restrict__ in, int in_pitch,
                         unsigned char* __restrict__ out, int out_pitch, int width, int height) {
   using namespace gb;
-  __shared__ Sample tile[kLoadH * kLoadW * kChannels];
+  __shared__ __align__(16) Sample tile[Tile::kSamples];
   __shared__ Mid mid[kTileH * kLoadW * kChannels];
   in = layer_image(in, in_pitch, height);  // this block's image of a stack
   out = layer_image(out, out_pitch, height);
   const int x0 = blockIdx.x * kTileW;
   const int y0 = blockIdx.y * kTileH;
-  load_tile(tile, in, in_pitch, x0, y0, width, height);
+  const int lead = Tile::load<true>(tile, border_pixel, in, in_pitch, x0, y0, width, height);
   __syncthreads();
-  vertical_pass(tile, mid);
+  vertical_pass(tile, lead, mid);
   __syncthreads();
   const int tx = threadIdx.x % kTileW;
   const int x = x0 + tx;
@@ -120,8 +113,10 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS)
 #pragma unroll
       for (int k = 0; k < kChannels; ++k) sum[k] = gb_arith::mac(sum[k], q, row[i * kChannels + k]);
     }
-    const Sample* centre = tile + ((ty + kRadiusY) * kLoadW + tx + kRadiusX) * kChannels;
-    Sample* dst = reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
+    const Sample* centre =
+        tile + lead + (ty + kRadiusY) * kTileRowSamples + (tx + kRadiusX) * kChannels;
+    Sample* dst =
+        reinterpret_cast<Sample*>(out + static_cast<size_t>(y) * out_pitch) + x * kChannels;
     Policy::finish(sum, centre, dst, kChannels, GB_KEEP_ALPHA, numbers);
   }
 }

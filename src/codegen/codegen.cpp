@@ -107,12 +107,16 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
       files.push_back({"blur_general.cu", kBlurGeneralCu});
       break;
     case KernelVariant::kDense:
-      files.push_back({"arithmetic.cuh", kArithmeticCuh});
-      files.push_back({"matrix_dense.cu", kMatrixDenseCu});
+      files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
+                                 {"tile_rows.cuh", kTileRowsCuh},
+                                 {"pixel_tile.cuh", kPixelTileCuh},
+                                 {"matrix_dense.cu", kMatrixDenseCu}});
       break;
     case KernelVariant::kSeparable:
-      files.push_back({"arithmetic.cuh", kArithmeticCuh});
-      files.push_back({"separable_tile.cu", kSeparableTileCu});
+      files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
+                                 {"tile_rows.cuh", kTileRowsCuh},
+                                 {"pixel_tile.cuh", kPixelTileCuh},
+                                 {"separable_tile.cu", kSeparableTileCu}});
       break;
     case KernelVariant::kNaive:
       files.push_back({"naive_blur.cu", kNaiveBlurCu});

@@ -14,6 +14,8 @@ extern const std::string_view kBlurTiledCu;     // kernels/blur_tiled.cu
 extern const std::string_view kBlurWideCu;      // kernels/blur_wide.cu
 extern const std::string_view kNaiveBlurCu;     // kernels/naive_blur.cu
 extern const std::string_view kBlurGeneralCu;   // kernels/blur_general.cu
+extern const std::string_view kTileRowsCuh;     // kernels/tile_rows.cuh
+extern const std::string_view kPixelTileCuh;    // kernels/pixel_tile.cuh
 extern const std::string_view kMatrixDenseCu;   // kernels/matrix_dense.cu
 extern const std::string_view kSeparableTileCu; // kernels/separable_tile.cu
 extern const std::string_view kMmaGeometryCuh;  // kernels/mma_geometry.cuh

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "tile_rows.cuh"
 
 namespace gpublur {
 namespace {
@@ -149,18 +150,20 @@ KernelSchedule wide_schedule(const FilterSpec& spec) {
 }
 
 // 256 threads, 32 across: a tile of 32 x 32 pixels where its load with the matrix's reach around
-// it fits the 48 KiB of static shared memory, else 32 x 16 or 32 x 8 (a 31x31 RGBA float matrix:
-// 62 x 38 pixels of 16 bytes). Taller tiles share one load and barrier among more outputs.
+// it (rows of gb_tile::row_bytes) fits the 48 KiB of static shared memory, else 32 x 16 or 32 x 8
+// (a 31x31 RGBA float matrix: 62 x 38 pixels of 16 bytes). Taller tiles share one load and
+// barrier among more outputs.
 KernelSchedule dense_schedule(const FilterSpec& spec, SampleFormat format) {
   KernelSchedule s;
   s.variant = KernelVariant::kDense;
   s.block_threads = 256;
   s.tile_w = 32;  // pixels
   const int sample_bytes = format == SampleFormat::k8 ? 1 : format == SampleFormat::k16 ? 2 : 4;
-  const int load_w = s.tile_w + 2 * spec.matrix.radius_x();
+  const int row =
+      gb_tile::row_bytes(s.tile_w + 2 * spec.matrix.radius_x(), spec.channels * sample_bytes);
   for (s.tile_h = 32; s.tile_h > 8; s.tile_h /= 2) {
     const int load_h = s.tile_h + 2 * spec.matrix.radius_y();
-    if (load_w * load_h * spec.channels * sample_bytes <= kSharedLimit) break;
+    if (row * load_h <= kSharedLimit) break;
   }
   return s;
 }
@@ -180,9 +183,9 @@ std::optional<KernelSchedule> separable_schedule(const FilterSpec& spec, SampleF
   const int mid_bytes = format == SampleFormat::k8 ? 4 : 8;
   const int load_w = s.tile_w + 2 * rx;
   for (s.tile_h = 32; s.tile_h >= 8; s.tile_h /= 2) {
-    const int tile = load_w * (s.tile_h + 2 * ry) * sample_bytes;
-    const int mid = load_w * s.tile_h * mid_bytes;
-    if ((tile + mid) * spec.channels <= kSharedLimit) return s;
+    const int tile = gb_tile::row_bytes(load_w, spec.channels * sample_bytes) * (s.tile_h + 2 * ry);
+    const int mid = load_w * s.tile_h * mid_bytes * spec.channels;
+    if (tile + mid <= kSharedLimit) return s;
   }
   return std::nullopt;
 }
@@ -291,10 +294,12 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
                           : "the Gaussian and the unsharp mask take the others (--kernel auto)"));
   }
   if (spec.operation == Operation::kUnsharp && requested == KernelVariant::kMma) {
-    throw UsageError("--kernel mma runs the unsharp mask of 8-bit images on sm_80 and later, "
-                     "radius up to " + std::to_string(kMmaMaxRadiusY) + " and radius x channels up to " +
-                     std::to_string(kMmaMaxHaloBytes) +
-                     "; this one takes --kernel separable or general (or auto)");
+    throw UsageError(
+        "--kernel mma runs the unsharp mask of 8-bit images on sm_80 and later, "
+        "radius up to " +
+        std::to_string(kMmaMaxRadiusY) + " and radius x channels up to " +
+        std::to_string(kMmaMaxHaloBytes) +
+        "; this one takes --kernel separable or general (or auto)");
   }
   if (spec.operation != Operation::kGaussian) {
     throw UsageError(

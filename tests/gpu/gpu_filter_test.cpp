@@ -171,7 +171,8 @@ void require_gpu_equals_cpu() {
     const KernelVariant chosen = kernels.back().schedule.variant;
     if (c.ptx && (chosen == KernelVariant::kSeparable || chosen == KernelVariant::kMma)) {
       second[i] = generate_kernel(
-          c.spec, chosen == KernelVariant::kMma ? KernelVariant::kSeparable : KernelVariant::kGeneral,
+          c.spec,
+          chosen == KernelVariant::kMma ? KernelVariant::kSeparable : KernelVariant::kGeneral,
           format);
       compiler.request(*second[i], Target::kCubin);
     }

@@ -209,8 +209,7 @@ TEST_CASE("an integer or decimal matrix is exact: one power of ten, the divisor 
   }
 }
 
-TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit result",
-          "[matrix]") {
+TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit result", "[matrix]") {
   // finish_matrix takes i32 where 2 reach + denominator < 2^31; the same numbers with a reach
   // past that take i64. Every sum either can meet, halves both ways, must give the same sample.
   for (const gb_arith::MatrixScale narrow :
@@ -220,7 +219,8 @@ TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit re
     gb_arith::MatrixScale wide = narrow;
     wide.reach = 1ll << 40;
     CAPTURE(narrow.scale, narrow.bias, narrow.denominator);
-    const long long most = (narrow.reach - (narrow.bias < 0 ? -narrow.bias : narrow.bias)) / narrow.scale;
+    const long long most =
+        (narrow.reach - (narrow.bias < 0 ? -narrow.bias : narrow.bias)) / narrow.scale;
     for (long long s = -most; s <= most; s += s > -300 && s < 300 ? 1 : 997) {
       const int si = static_cast<int>(s);
       REQUIRE(gb_arith::finish_matrix<std::uint8_t, 255>(si, narrow) ==
