@@ -61,6 +61,7 @@ std::vector<Filter> filters() {
       {"box 5x5 (rank one)", std::vector<std::vector<int>>(5, std::vector<int>(5, 1))},
       {"box 31x31 (rank one)", std::vector<std::vector<int>>(31, std::vector<int>(31, 1))},
       {"Gaussian 31x31 sigma 5 (the blur)", {}, 31, 5.0, true},
+      {"random 5x5", random_matrix(5, 4)},
       {"random 9x9", random_matrix(9, 1)},
       {"random 15x15", random_matrix(15, 2)},
       {"random 31x31", random_matrix(31, 3)},

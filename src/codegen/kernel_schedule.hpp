@@ -17,6 +17,7 @@ namespace gpublur {
 enum class KernelVariant {
   kAuto,     // kMma where it applies, else kTiled, else kWide
   kMma,      // kernels/blur_mma.cu: integer tensor cores (sm_80+); radius <= 127, radius x C <= 512
+             // (the Gaussian, and the 8-bit unsharp mask: kernels/mma_finish.cuh)
   kTiled,    // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
   kWide,     // kernels/blur_wide.cu: any radius, taps from constant memory
   kNaive,    // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
@@ -27,7 +28,8 @@ enum class KernelVariant {
 
 inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
     {KernelVariant::kAuto, "auto", "the fastest that applies"},
-    {KernelVariant::kMma, "mma", "tensor cores, sm_80 and later"},
+    {KernelVariant::kMma, "mma",
+     "tensor cores, sm_80 and later; the Gaussian, and the unsharp mask of 8-bit images"},
     {KernelVariant::kTiled, "tiled", "register strips, radius up to 32"},
     {KernelVariant::kWide, "wide", "any radius"},
     {KernelVariant::kNaive, "naive", "the seed's 2-D loop, the benchmark's baseline"},
@@ -36,8 +38,8 @@ inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
      "one and the unsharp mask where no tile fits"},
     {KernelVariant::kDense, "dense", "one 2-D pass; the one for a matrix not of rank one"},
     {KernelVariant::kSeparable, "separable",
-     "general's two passes in one launch; a matrix of rank one and the unsharp mask where a "
-     "tile fits"},
+     "general's two passes in one launch; a matrix of rank one, and the unsharp mask mma does "
+     "not take, where a tile fits"},
 }}};
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
