@@ -56,8 +56,9 @@
 //
 // The pieces, each in its own file: mma_geometry.cuh (shapes, shared with codegen), mma_layout.cuh
 // (this instance's constants and shared-memory layout), mma_ptx.cuh, mma_taps.cuh (taps as
-// operands), mma_stage.cuh (input staging), mma_products.cuh (the two products); here the walk
-// that strings them together, and the entry point.
+// operands), mma_stage.cuh (input staging), mma_finish.cuh (the output bytes: the Gaussian's, or
+// the 8-bit unsharp mask's from the same sums and the input), mma_products.cuh (the two
+// products); here the walk that strings them together, and the entry point.
 #ifndef GB_MMA_PRODUCTS_INCLUDED
 #include "mma_products.cuh"
 #endif

@@ -32,13 +32,10 @@
 
 #ifndef GB_POLICY
 #define GB_POLICY Matrix8
-#define GB_MATRIX \
-  { -1, -1, -1, -1, 8, -1, -1, -1, -1 }
-#define GB_FINISH_NUMBERS \
-  { 1, 0, 1, 2040 }
+#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}
+#define GB_FINISH_NUMBERS {1, 0, 1, 4080}
 #define GB_KEEP_ALPHA 0
-#define GB_BORDER_PIXEL \
-  { 0, 0, 0, 0 }
+#define GB_BORDER_PIXEL {0, 0, 0, 0}
 #define GB_TILE_W 32
 #define GB_TILE_H 8
 #define GB_BLOCK_THREADS 256

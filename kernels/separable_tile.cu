@@ -22,15 +22,11 @@
 
 #ifndef GB_POLICY
 #define GB_POLICY Unsharp8
-#define GB_TAPS_X \
-  { 16384u, 32768u, 16384u }
-#define GB_TAPS_Y \
-  { 16384u, 32768u, 16384u }
-#define GB_FINISH_NUMBERS \
-  { 1048576ull, 0ull }
+#define GB_TAPS_X {16384u, 32768u, 16384u}
+#define GB_TAPS_Y {16384u, 32768u, 16384u}
+#define GB_FINISH_NUMBERS {1048576ull, 0ull}
 #define GB_KEEP_ALPHA 0
-#define GB_BORDER_PIXEL \
-  { 0, 0, 0, 0 }
+#define GB_BORDER_PIXEL {0, 0, 0, 0}
 #define GB_TILE_W 32
 #define GB_TILE_H 32
 #define GB_BLOCK_THREADS 256
