@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A/B of gpublur builds or settings on one batch folder: whole processes, rounds alternating so
 that a machine's drift falls on every variant alike, and what each run's --json summary says of
-its GPU workers (stack fill, host time in nvJPEG's calls, nvJPEG's start-up) and where its files
+its GPU workers (stack fill, host time in nvJPEG's calls, nvJPEG's start-up, when its context,
+nvJPEG and first stack were ready: context/jpeg/first stack) and where its files
 went when (the CPU's codecs or the GPUs, from each file's done_s) beside its wall time and peak
 memory. For the question "did this change help, and why", where photo_batch.py answers
 "how does gpublur compare with what users would run instead".
@@ -34,16 +35,20 @@ def summary_of(path):
 
 
 def clocks(summary):
-    """Per JPEG worker: images, mean stack, decode-call ms per stack, nvJPEG start ms."""
+    """Per JPEG worker: images, mean stack, decode-call ms per stack, nvJPEG start ms, and when
+    (seconds since the command started) its context, nvJPEG and first stack were ready."""
     out = []
     for g in summary.get("gpus", []):
         if not g.get("jpeg") or not g.get("launches"):
             continue
         ms = g.get("worker_ms", {})
+        ready = g.get("ready_s", {})
+        at = "/".join("-" if ready.get(k) is None else "%.2f" % ready[k]
+                      for k in ("context", "jpeg", "first_stack"))
         out.append("GPU %s: %d images, %.1f a stack, decode calls %.1f ms a stack, "
-                   "start %.0f ms" % (g.get("ordinal"), g["images"], g["images"] / g["launches"],
-                                      ms.get("decode_calls", 0) / g["launches"],
-                                      ms.get("jpeg_start", 0)))
+                   "start %.0f ms, ready at %s s" % (
+                       g.get("ordinal"), g["images"], g["images"] / g["launches"],
+                       ms.get("decode_calls", 0) / g["launches"], ms.get("jpeg_start", 0), at))
     return "; ".join(out) or "no JPEG worker"
 
 
@@ -52,6 +57,7 @@ def timeline(path):
     first nvJPEG file 1.84 s, half by 2.30 s', from the per-file records' decoder (else device)
     and done_s."""
     done = {}
+    on_cpu = []  # done_s of the files blurred on the CPU (--device auto while the GPUs start)
     with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("{") and '"done_s"' in line:
@@ -61,9 +67,13 @@ def timeline(path):
                     continue
                 by = record.get("decoder") or record.get("device", "-")
                 done.setdefault(by.split(" ")[0], []).append(record["done_s"])
+                if record.get("device") == "cpu":
+                    on_cpu.append(record["done_s"])
     if not done:
         return "-"
     text = " + ".join("%d %s" % (len(t), d) for d, t in sorted(done.items()))
+    if on_cpu:
+        text += "; %d blurred on the CPU, the last at %.2f s" % (len(on_cpu), max(on_cpu))
     gpu = sorted(t for by, times in done.items() if by.lower().startswith("nvjpeg")
                  for t in times)
     if gpu:

@@ -43,7 +43,14 @@ const char* status_name(FileResult::Status s) {
   return "?";
 }
 
-std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
+// A worker's mark (steady_clock seconds, -1: never) in seconds since `start`, or null.
+std::string moment(double at, std::chrono::steady_clock::time_point start) {
+  if (at < 0) return "null";
+  return number(at - std::chrono::duration<double>(start.time_since_epoch()).count());
+}
+
+std::string gpus_json(const std::vector<GpuWorkerStats>& gpus,
+                      std::chrono::steady_clock::time_point start) {
   std::string s = "[";
   for (const GpuWorkerStats& g : gpus) {
     if (s.size() > 1) s += ", ";
@@ -59,6 +66,9 @@ std::string gpus_json(const std::vector<GpuWorkerStats>& gpus) {
          ", \"jpeg_start\": " + number(g.codec_start_ms) +
          ", \"decode_calls\": " + number(g.decode_call_ms) +
          ", \"encode_calls\": " + number(g.encode_call_ms) + "}" +
+         ", \"ready_s\": {\"context\": " + moment(g.context_ready_at, start) +
+         ", \"jpeg\": " + moment(g.codec_ready_at, start) +
+         ", \"first_stack\": " + moment(g.first_stack_at, start) + "}" +
          (g.failure.empty() ? "" : ", \"failure\": " + json_text(g.failure)) + "}";
   }
   return s + "]";
@@ -280,7 +290,7 @@ std::string Reporter::summary_json(const std::vector<GpuWorkerStats>& gpus,
   s += ", \"seconds\": " + number(seconds) + ", \"images_per_second\": " + number(rate, 2);
   s += ", \"bytes_in\": " + std::to_string(t.bytes_in);
   s += ", \"bytes_out\": " + std::to_string(t.bytes_out);
-  s += ", \"device\": " + json_string(device) + ", \"gpus\": " + gpus_json(gpus);
+  s += ", \"device\": " + json_string(device) + ", \"gpus\": " + gpus_json(gpus, start_);
   s += shard_json(request_) + ", " + parameters_json();
   return s + ", \"gpublur\": " + json_string(kVersion) + "}}\n";
 }

@@ -124,6 +124,7 @@ std::vector<std::uint8_t> stats_bytes(const GpuWorkerStats& s) {
   w(static_cast<std::uint64_t>(s.gpu.memory_bytes))(s.gpu.sm_count)(s.gpu.shared);
   w(s.images)(s.launches)(s.busy_ms)(s.idle_ms)(s.launch_ms)(s.slot_wait_ms)(s.gpu_wait_ms);
   w(s.hand_back_ms)(s.first_launch_ms)(s.decode_call_ms)(s.encode_call_ms)(s.codec_start_ms);
+  w(s.context_ready_at)(s.codec_ready_at)(s.first_stack_at);
   w(s.takes_codec)(s.failure);
   return w.take();
 }
@@ -141,9 +142,10 @@ GpuWorkerStats stats_from_bytes(const std::vector<std::uint8_t>& bytes) {
   s.gpu.shared = in.flag();
   s.images = static_cast<long>(in.i64());
   s.launches = static_cast<long>(in.i64());
-  for (double* clock : {&s.busy_ms, &s.idle_ms, &s.launch_ms, &s.slot_wait_ms, &s.gpu_wait_ms,
-                        &s.hand_back_ms, &s.first_launch_ms, &s.decode_call_ms,
-                        &s.encode_call_ms, &s.codec_start_ms}) {
+  for (double* clock :
+       {&s.busy_ms, &s.idle_ms, &s.launch_ms, &s.slot_wait_ms, &s.gpu_wait_ms, &s.hand_back_ms,
+        &s.first_launch_ms, &s.decode_call_ms, &s.encode_call_ms, &s.codec_start_ms,
+        &s.context_ready_at, &s.codec_ready_at, &s.first_stack_at}) {
     *clock = in.real();
   }
   s.takes_codec = in.flag();

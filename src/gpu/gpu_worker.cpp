@@ -21,6 +21,10 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+double steady_seconds() {
+  return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
+}
+
 // A kernel loaded into one worker's context.
 struct LoadedKernel {
   std::shared_ptr<const CompiledBlur> blur;
@@ -85,9 +89,19 @@ struct GpuWorker::Streams {
         codec_failure = e.what();
       }
     }
-    if (codec) count(&GpuWorkerStats::codec_start_ms, start);
+    if (codec) {
+      count(&GpuWorkerStats::codec_start_ms, start);
+      mark(&GpuWorkerStats::codec_ready_at);
+    }
     if (worker.codec_started_) worker.codec_started_(codec != nullptr);
     return codec.get();
+  }
+
+  // Sets one of the worker's timeline marks to now.
+  void mark(double GpuWorkerStats::*when) {
+    const double now = steady_seconds();
+    const std::lock_guard<std::mutex> lock(worker.stats_mutex_);
+    worker.stats_.*when = now;
   }
 
   LoadedKernel& kernel_for(const StackRequest& r) {
@@ -305,6 +319,10 @@ void GpuWorker::run() {
     ready_promise_.set_value(stats().failure);
     return;
   }
+  {
+    const std::lock_guard<std::mutex> lock(stats_mutex_);
+    stats_.context_ready_at = steady_seconds();
+  }
   queue_.worker_started(role_.takes_codec);
   ready_promise_.set_value("");
   std::string why;
@@ -343,7 +361,10 @@ void GpuWorker::serve() {
       ++next;
       const auto launching = Clock::now();
       s.launch(slot, stack);
-      if (next == 1) s.count(&GpuWorkerStats::first_launch_ms, launching);
+      if (next == 1) {
+        s.count(&GpuWorkerStats::first_launch_ms, launching);
+        s.mark(&GpuWorkerStats::first_stack_at);
+      }
       s.count(&GpuWorkerStats::launch_ms, launching);
       stack.clear();
       if (!slot.busy.empty()) s.finisher->hand(slot);  // empty: its kernel failed to compile

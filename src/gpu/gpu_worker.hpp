@@ -33,6 +33,10 @@ struct GpuWorkerStats {
   double decode_call_ms = 0;   // of launch_ms: in the codec's decode calls
   double encode_call_ms = 0;   // the finisher's, in the codec's encoder
   double codec_start_ms = 0;   // a codec worker's codec start-up, before its first stack
+  // When its context was ready, its codec had started, and its first stack was launched: the
+  // batch's start-up step by step. In seconds of std::chrono::steady_clock (the host's monotonic
+  // clock, one for all of a batch's processes); -1: never.
+  double context_ready_at = -1, codec_ready_at = -1, first_stack_at = -1;
   bool takes_codec = false;    // a codec worker
   std::string failure;         // why it stopped, if it did
 };

@@ -72,6 +72,7 @@ TEST_CASE("a worker's clocks come back from their bytes", "[lanes]") {
   a.busy_ms = 1.5, a.idle_ms = 2.5, a.launch_ms = 3.5, a.slot_wait_ms = 4.5, a.gpu_wait_ms = 5.5;
   a.hand_back_ms = 6.5, a.first_launch_ms = 7.5, a.decode_call_ms = 8.5, a.encode_call_ms = 9.5;
   a.codec_start_ms = 10.5;
+  a.context_ready_at = 0.25, a.codec_ready_at = 1.25, a.first_stack_at = -1;
   a.takes_codec = true;
   a.failure = "GPU 1 failed";
   const GpuWorkerStats b = stats_from_bytes(stats_bytes(a));
@@ -81,6 +82,7 @@ TEST_CASE("a worker's clocks come back from their bytes", "[lanes]") {
   CHECK((b.busy_ms == 1.5 && b.idle_ms == 2.5 && b.launch_ms == 3.5 && b.slot_wait_ms == 4.5));
   CHECK((b.gpu_wait_ms == 5.5 && b.hand_back_ms == 6.5 && b.first_launch_ms == 7.5));
   CHECK((b.decode_call_ms == 8.5 && b.encode_call_ms == 9.5 && b.codec_start_ms == 10.5));
+  CHECK((b.context_ready_at == 0.25 && b.codec_ready_at == 1.25 && b.first_stack_at == -1));
   CHECK((b.takes_codec && b.failure == a.failure));
 }
 
