@@ -192,6 +192,7 @@ PipelineSettings pipeline_settings(const Request& r, JpegCodec codec) {
   settings.durability = r.fsync ? Durability::kFlushed : Durability::kRenamed;
   settings.threads = r.threads;
   settings.codec = codec;
+  settings.cpu_while_gpus_start = !r.single && r.device == DeviceChoice::kAuto;
   settings.gpus = r.devices.empty() ? static_cast<std::size_t>(std::max(1, listed_gpu_count()))
                                     : r.devices.size();
   return settings;

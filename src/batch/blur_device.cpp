@@ -130,6 +130,18 @@ void BlurDevice::blur_on_cpu(PreparedImage& image, FileResult& result) {
   used_cpu_ = true;
 }
 
+bool BlurDevice::starting() const {
+  return choice_ != DeviceChoice::kCpu &&
+         starting_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+}
+
+bool BlurDevice::blur_on_cpu_while_starting(PreparedImage& image, FileResult& result) {
+  if (choice_ != DeviceChoice::kAuto || !starting()) return false;
+  blur_on_cpu(image, result);
+  result.notes.push_back("blurred on the CPU while the GPUs started");
+  return true;
+}
+
 HostPixels gpu_pixels(PreparedImage& image, const CodecWork* codec) {
   AnyImage& pixels = image.image;
   if (codec && codec->decode && !codec->encode && !pixels.data()) {

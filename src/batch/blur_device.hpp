@@ -45,11 +45,19 @@ class BlurDevice {
   void blur(PreparedImage& image, const std::string& key, FileResult& result,
             CodecWork* codec = nullptr);
 
+  /// With `auto`, while the GPUs are still starting: blurs `image` on the CPU (the same bytes) and
+  /// returns true. Otherwise false, at once. For a batch, whose CPU threads would stand idle
+  /// meanwhile once its images in flight all wait for the GPUs.
+  bool blur_on_cpu_while_starting(PreparedImage& image, FileResult& result);
+
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
   GpuPool* gpus(std::string& why);
 
   /// The pool if the GPUs' start-up is over and one is usable; else nullptr, without waiting.
   GpuPool* gpus_if_started();
+
+  /// Whether the GPUs' start-up (the driver, their contexts) is still under way.
+  bool starting() const;
 
   /// Waits only until the GPUs are found (the driver, the GPUs --devices names, NVRTC), not for
   /// their contexts: whether there are GPUs to start, as far as can be known before any work

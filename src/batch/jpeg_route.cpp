@@ -99,6 +99,13 @@ bool JpegRoute::takes_decode(std::string& why) {
   return false;
 }
 
+bool JpegRoute::gpu_codec_starting() const {
+  if (codec_ != JpegCodec::kAuto) return false;
+  if (device_.starting()) return true;
+  const GpuPool* pool = device_.gpus_if_started();
+  return pool && pool->codec_starting();
+}
+
 bool JpegRoute::takes_encode(const PreparedImage& image) {
   if (image.image.sample_format() != SampleFormat::k8 || image.srgb_bits != 0 ||
       (image.spec.channels != 1 && image.spec.channels != 3)) {

@@ -2,8 +2,8 @@
 // CPU's threads do (libjpeg-turbo), as --codec asks. With gpu, every JPEG nvJPEG takes, and no
 // nvJPEG is an error. With auto, the same in a batch large enough to pay for nvJPEG's start-up
 // (codec_for_batch), with the CPU's codec where nvJPEG is not there; otherwise auto is cpu. While
-// nvJPEG starts, auto gives the files that arrive to the CPU's codec rather than keep them
-// waiting. Thread-safe.
+// nvJPEG starts, auto gives a share of the files that arrive to the CPU's codec rather than keep
+// them waiting (the pipeline's StartShare, start_share.hpp). Thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +59,10 @@ class JpegRoute {
   /// for the GPUs' start-up) and, with auto, has started. Throws Error where --codec gpu finds no
   /// nvJPEG; otherwise false, and `why` says why not.
   bool takes_decode(std::string& why);
+
+  /// With auto: whether nvJPEG is still starting (the GPUs' start-up, then its own), so that a
+  /// JPEG the CPU would take now could go to the GPU once it has started. Never waits.
+  bool gpu_codec_starting() const;
 
   /// Whether the GPU encodes this image as a JPEG: nvJPEG is there, and the image is 8-bit gray
   /// or RGB in the samples it will be written with. Throws as takes_decode.

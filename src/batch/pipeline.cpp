@@ -26,6 +26,7 @@
 #include "batch/jpeg_route.hpp"
 #include "batch/memory_budget.hpp"
 #include "batch/prepared_image.hpp"
+#include "batch/start_share.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "codecs/jpeg_codec.hpp"
@@ -48,6 +49,7 @@ struct Item {
   Metadata metadata;
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
   std::uint64_t held = 0;             // bytes held in the budget
+  bool start_share = false;           // holds a place of the CPU's share while nvJPEG starts
   std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
   std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
 
@@ -95,7 +97,8 @@ std::string input_name(const Job& job) { return job.input == "-" ? "standard inp
 // decodes it (--codec cpu, no GPU or no nvJPEG, a kind nvJPEG's hardware path does not take, a
 // header libjpeg refuses, --linear, which needs the samples on the host).
 std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& bytes, Item& item,
-                                           const PipelineSettings& s, JpegRoute& route) {
+                                           const PipelineSettings& s, JpegRoute& route,
+                                           StartShare& share) {
   if (!route.may_use_gpu() || s.blur.linear ||
       sniff_format(bytes.data(), bytes.size(), item.result.job.input) != ImageFormat::kJpeg) {
     return std::nullopt;
@@ -109,7 +112,29 @@ std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& byte
   }
   item.result.stages.emplace_back("parse", ms_since(start));
   std::string why = facts.why_not;
-  if (!facts.gpu_decodable || !route.takes_decode(why)) {
+  if (!facts.gpu_decodable) {
+    item.result.notes.push_back("decoded on the CPU: " + why);
+    return std::nullopt;
+  }
+  // While nvJPEG starts, a share of the CPU's threads decode what arrives; the rest wait for it
+  // (start_share.hpp).
+  bool to_gpu = false;
+  for (bool looked_again = false; !to_gpu;) {
+    if (route.takes_decode(why)) {
+      to_gpu = true;
+    } else if (route.gpu_codec_starting() && !stop_requested()) {
+      if (share.try_take()) {
+        item.start_share = true;
+        break;
+      }
+      share.wait_briefly();
+    } else if (looked_again) {  // nvJPEG is not coming: the CPU's
+      break;
+    } else {  // or it started between the two looks
+      looked_again = true;
+    }
+  }
+  if (!to_gpu) {
     item.result.notes.push_back("decoded on the CPU: " + why);
     return std::nullopt;
   }
@@ -164,8 +189,8 @@ void hold(Item& item, MemoryBudget& budget, std::uint64_t bytes) {
   item.held = bytes;
 }
 
-void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget,
-                      JpegRoute& route) {
+void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget, JpegRoute& route,
+                      StartShare& share) {
   FileResult& r = item.result;
   if (!r.job.error.empty()) throw IoError(r.job.error);  // found unreadable when planned
   // Room before the read, as for a raw image (PPM, BMP, uncompressed TIFF: the large ones),
@@ -177,7 +202,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
   std::vector<std::uint8_t> bytes = read_file(r.job.input, s.limits);
   r.stages.emplace_back("read", ms_since(start));
   r.bytes_in = bytes.size();
-  if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route)) {
+  if (std::optional<DecodedImage> undecoded = undecoded_jpeg(bytes, item, s, route, share)) {
     item.jpeg = std::move(bytes);
     prepare(item, std::move(*undecoded), s);
     hold(item, budget, item.jpeg.size());  // and its JPEG from the GPU, about as large
@@ -208,6 +233,10 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
                                      resolved_subsampling(asked, s.encode.jpeg_quality)};
   }
   const bool with_codec = work.decode || work.encode;
+  if (!with_codec && s.cpu_while_gpus_start && !route.may_use_gpu() &&
+      device.blur_on_cpu_while_starting(*item.prepared, r)) {
+    return;
+  }
   try {
     device.blur(*item.prepared, key, r, with_codec ? &work : nullptr);
   } catch (const CodecDeclined& e) {
@@ -325,6 +354,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
   const std::size_t tokens =
       static_cast<std::size_t>(std::clamp(2 * concurrency + waiting_threads, 4, 4096));
   MemoryBudget budget(settings.memory_budget);
+  StartShare share(start_share_places(static_cast<std::size_t>(concurrency)));
   const RecyclingLargeBuffers recycling;  // an image's large buffers serve the next (to the end)
   std::optional<BackgroundWorkers> background;
   if (waiting_threads > 0) background.emplace(arena);
@@ -345,7 +375,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
           }
           return item.release();
         }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-          stage(*item, [&] { read_and_prepare(*item, settings, budget, route); });
+          stage(*item, [&] { read_and_prepare(*item, settings, budget, route, share); });
           return item;
         }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
           stage(*item, [&] { blur_item(*item, settings, device, route); });
@@ -356,6 +386,7 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
         }) & tbb::make_filter<Item*, void>(tbb::filter_mode::serial_out_of_order, [&](Item* item) {
           const std::unique_ptr<Item> owned(item);
           budget.release(item->held);
+          if (item->start_share) share.give_back();
           observer.file_done(item->result);
         }));
   });

@@ -41,6 +41,10 @@ struct PipelineSettings {
   /// Images in flight stop growing past this many bytes (memory_budget.hpp; one image is always
   /// let in): a file's bytes until decoded, then its decoded image twice (it and its result).
   std::uint64_t memory_budget = std::uint64_t{1} << 30;
+  /// A batch whose JPEGs are the CPU's (codec kCpu) blurs on the CPU while the GPUs start
+  /// (--device auto): BlurDevice::blur_on_cpu_while_starting. (Where nvJPEG may take them, the
+  /// CPU is left to its start instead: start_share.hpp.)
+  bool cpu_while_gpus_start = false;
 };
 
 /// Runs every job; `observer` hears of each as it completes. Returns once all are done, failed,

@@ -90,6 +90,10 @@ bool GpuPool::wait_ready(std::string& why) {
 
 bool GpuPool::codec_ready() const { return impl_->codec_ready.load(); }
 
+bool GpuPool::codec_starting() const {
+  return !impl_->codec_ready.load() && impl_->codec_starting.load() > 0;
+}
+
 const std::vector<GpuInfo>& GpuPool::gpus() const { return impl_->gpus; }
 
 std::vector<GpuWorkerStats> GpuPool::stats() const {

@@ -57,6 +57,9 @@ class GpuPool {
   /// choose takes the CPU's codec. False for good where none could start.
   bool codec_ready() const;
 
+  /// Whether a codec worker's codec is still starting: none has started yet and one may.
+  bool codec_starting() const;
+
   const std::vector<GpuInfo>& gpus() const;
   std::vector<GpuWorkerStats> stats() const;
 

@@ -1,9 +1,10 @@
 // gpu_pool_test.cpp — [gpu] the batch's GPU stage: images handed to a pool of workers from many
 // threads at once (two workers on the one GPU, as --devices 0,0 makes: the multi-GPU scheduling
-// on any machine), stacked into shared launches, come back with the CPU's bytes; and the whole
-// pipeline on the GPU writes the files the CPU writes.
+// on any machine), stacked into shared launches, come back with the CPU's bytes; the whole
+// pipeline on the GPU writes the files the CPU writes; auto blurs on the CPU only while starting.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <future>
 #include <thread>
 
@@ -133,4 +134,35 @@ TEST_CASE("the pipeline on the GPU writes the files it writes on the CPU", "[gpu
     CAPTURE(i);
     CHECK(read_file(gpu_jobs[i].output) == read_file(cpu_jobs[i].output));
   }
+}
+
+TEST_CASE("auto blurs on the CPU while the GPUs start, and on the GPU once they have",
+          "[gpu][pool]") {
+  const BlurParameters p = test::make_test_parameters(7, 1.5);
+  KernelLibrary kernels(KernelChoices{}, [](const std::string&, bool) {});
+  BlurDevice device(DeviceChoice::kAuto, {0}, 2, kernels, [](const std::string&) {});
+  PreparedImage early = prepared(61, 37, 3, false, 5, p);
+  const Image input = early.image.get<Image>();
+  FileResult early_result;
+  // Usually still starting (a context takes a tenth of a second or more); where not, it says so
+  // and leaves the image as it was.
+  if (device.blur_on_cpu_while_starting(early, early_result)) {
+    CHECK(early_result.device == "cpu");
+    CHECK(std::find(early_result.notes.begin(), early_result.notes.end(),
+                    "blurred on the CPU while the GPUs started") != early_result.notes.end());
+    CHECK(early.image.get<Image>().pixels == blur_on_cpu(input, early.spec).pixels);
+  } else {
+    CHECK(early.image.get<Image>().pixels == input.pixels);
+  }
+  std::string why;
+  REQUIRE(device.gpus(why) != nullptr);
+  CHECK_FALSE(device.starting());
+  PreparedImage late = prepared(61, 37, 3, false, 6, p);
+  const Image late_input = late.image.get<Image>();
+  FileResult late_result;
+  CHECK_FALSE(device.blur_on_cpu_while_starting(late, late_result));  // started: not the CPU's
+  CHECK(late.image.get<Image>().pixels == late_input.pixels);
+  device.blur(late, kernel_key(late), late_result);
+  CHECK(late_result.device == "gpu");
+  CHECK(late.image.get<Image>().pixels == blur_on_cpu(late_input, late.spec).pixels);
 }
