@@ -4,6 +4,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <ostream>
 #include <set>
 
@@ -286,6 +287,29 @@ int exit_code(const Request& r, const Reporter& reporter) {
   return r.single ? totals.exit_code : kExitFailure;
 }
 
+// `r` with --devices set to the first GPUs where a batch that starts nvJPEG pays for fewer than
+// all of them (jpeg_route.hpp's gpus_for_jpeg), said with -v; as it is where --devices names them.
+Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jobs,
+                       Reporter& reporter) {
+  if (r.single || !r.devices.empty() || r.device == DeviceChoice::kCpu ||
+      !starts_gpu_jpeg(codec.codec, jobs)) {
+    return r;
+  }
+  const auto visible = static_cast<std::size_t>(std::max(visible_gpu_count(), 0));
+  const std::size_t used = gpus_for_jpeg(codec.pixels, visible);
+  if (used >= visible) return r;
+  Request fewer = r;
+  for (std::size_t i = 0; i < used; ++i) fewer.devices.push_back(static_cast<int>(i));
+  char pixels[32];
+  std::snprintf(pixels, sizeof pixels, "%.2f", codec.pixels / 1e9);
+  reporter.say("nvJPEG on " + std::to_string(used) + " of the " + std::to_string(visible) +
+                   " GPUs, for about " + pixels + " gigapixels of JPEG (a GPU more for every " +
+                   std::to_string(static_cast<int>(kGpuJpegPixelsPerGpu / 1e9)) +
+                   "; --devices to choose)",
+               false, true);
+  return fewer;
+}
+
 int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
   const Plan plan = plan_of(r);
   const std::vector<Job>& jobs = plan.jobs;
@@ -306,7 +330,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
-  const Lanes lanes = lanes_of(r, codec.codec, jobs.size());
+  const Request b = with_jpeg_gpus(r, codec, jobs.size(), reporter);
+  const Lanes lanes = lanes_of(b, codec.codec, jobs.size());
   if (!lanes.gpus.empty()) {
     reporter.say("the batch in " + std::to_string(lanes.gpus.size()) + " processes", false, true);
     make_output_directory(r.batch.output_dir);
@@ -316,7 +341,7 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
     };
     const LaneMain lane = [&](const std::vector<Job>& share, std::size_t k, FileObserver& observer,
                               const SayLine& lane_say) {
-      return run_lane(r, codec.codec, share, lanes.gpus[k], lanes.gpus.size(), lanes.share_budget,
+      return run_lane(b, codec.codec, share, lanes.gpus[k], lanes.gpus.size(), lanes.share_budget,
                       observer, lane_say);
     };
     const bool wait = r.no_detach || at_end == ContextAtEnd::kRelease;
@@ -329,13 +354,13 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
     reporter.say(line, warning, !warning);
   });
   BlurDevice device(
-      r.device, r.devices, jobs.size(), kernels,
+      b.device, b.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
       starts_gpu_jpeg(codec.codec, jobs.size()));
   require_gpus(r, codec.codec, device);
   if (!r.single) make_output_directory(r.batch.output_dir);  // once, not a failure per file
   const StopSignals signals;  // to the end: the dumps and the report, too, finish whole
-  run_pipeline(jobs, pipeline_settings(r, codec.codec), device, reporter);
+  run_pipeline(jobs, pipeline_settings(b, codec.codec), device, reporter);
   std::string why;
   GpuPool* pool = r.device == DeviceChoice::kCpu ? nullptr : device.gpus(why);
   const std::vector<GpuWorkerStats> stats = pool ? pool->stats() : std::vector<GpuWorkerStats>{};

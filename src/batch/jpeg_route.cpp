@@ -2,6 +2,7 @@
 #include "batch/jpeg_route.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 
@@ -44,21 +45,28 @@ std::string gigapixels(double pixels) {
 
 }  // namespace
 
+std::size_t gpus_for_jpeg(double pixels, std::size_t gpus) {
+  const double more = std::floor(std::max(pixels, 0.0) / kGpuJpegPixelsPerGpu);
+  return std::max<std::size_t>(1,
+                               std::min(gpus, static_cast<std::size_t>(std::min(more, 1e6)) + 1));
+}
+
 BatchCodec codec_for_batch(JpegCodec asked, const std::vector<Job>& jobs,
                            const DecodeLimits& limits, double min_pixels) {
-  if (asked != JpegCodec::kAuto) return {asked, ""};
-  if (jobs.size() < 2) return {JpegCodec::kCpu, ""};
+  if (asked == JpegCodec::kCpu) return {asked, "", 0};
+  if (jobs.size() < 2) return {asked == JpegCodec::kAuto ? JpegCodec::kCpu : asked, "", 0};
   const std::size_t sampled = std::min(jobs.size(), kSampledFiles);
   double pixels = 0;
   for (std::size_t i = 0; i < sampled; ++i)
     pixels += jpeg_pixels(jobs[i * jobs.size() / sampled].input, limits);
   const double estimate = pixels / static_cast<double>(sampled) * static_cast<double>(jobs.size());
+  if (asked == JpegCodec::kGpu) return {asked, "", estimate};
   const bool gpu = estimate >= min_pixels;
   return {gpu ? JpegCodec::kAuto : JpegCodec::kCpu,
           std::string("--codec auto: ") + (gpu ? "gpu" : "cpu") + ", for about " +
               gigapixels(estimate) + " gigapixels of JPEG (estimated from " +
-              std::to_string(sampled) + " files' headers; gpu from " + gigapixels(min_pixels) +
-              ")"};
+              std::to_string(sampled) + " files' headers; gpu from " + gigapixels(min_pixels) + ")",
+          gpu ? estimate : 0};
 }
 
 JpegRoute::JpegRoute(JpegCodec codec, BlurDevice& device) : codec_(codec), device_(device) {}

@@ -31,15 +31,27 @@ constexpr bool starts_gpu_jpeg(JpegCodec codec, std::size_t files) {
 /// 200 4K files, both about 1.6 gigapixels (bench/RESULTS.md).
 constexpr double kGpuJpegMinPixels = 1.6e9;
 
+/// The batch's JPEG pixels for each GPU that nvJPEG starts on. GPUs that start at once slow each
+/// other's start (their contexts and nvJPEG's handles), which a GPU pays back only on a batch that
+/// keeps it busy long enough: on two H100s a second GPU broke even at about this many
+/// (bench/RESULTS.md, 2026-11-27).
+constexpr double kGpuJpegPixelsPerGpu = 8e9;
+
+/// How many of `gpus` GPUs (at least one) a batch of about `pixels` JPEG pixels starts nvJPEG on:
+/// a second from kGpuJpegPixelsPerGpu, a third from twice that, and so on.
+std::size_t gpus_for_jpeg(double pixels, std::size_t gpus);
+
 /// What --codec asks of a batch, and, where auto chose for a batch, why (for -v).
 struct BatchCodec {
   JpegCodec codec = JpegCodec::kCpu;
   std::string why;
+  double pixels = 0;  // the batch's JPEG pixels as estimated (0: not estimated; cpu, one image)
 };
 
 /// `asked` as it applies to `jobs`: kCpu and kGpu as they are; kAuto stays kAuto (the GPU's
 /// codec, libjpeg-turbo where nvJPEG is not there) where the batch's JPEG inputs hold at least
-/// `min_pixels`, else becomes kCpu. A single image is kCpu. The pixels are estimated from the
+/// `min_pixels`, else becomes kCpu. A single image is kCpu. Its `pixels`: the estimate, for
+/// gpus_for_jpeg, where the codec is not kCpu. The pixels are estimated from the
 /// headers of up to 8 files spread through the batch (the first MiB of each is read): a folder's
 /// photos tend to share a size, and reading every file twice would cost a network file system
 /// dearly. A sampled file that cannot be read, is not a JPEG, or is not a regular file (a pipe's

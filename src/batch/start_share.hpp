@@ -2,10 +2,10 @@
 // starts (--codec auto).
 //
 // nvJPEG's start-up and the GPUs' contexts are host work, and a batch's CPU codec at full tilt
-// beside them (every core decoding and encoding) made them take half as long again or twice as
-// long, whether the load was in the same process or not (bench/RESULTS.md): the host's cores, not
-// a lock of the process. So the files that arrive meanwhile go to the CPU's codec only so many
-// at once, and the rest wait for nvJPEG (or for a place) instead.
+// beside them (every core decoding and encoding) slowed them down, whether the load was in the
+// same process or not (bench/RESULTS.md): the host's cores, not a lock of the process. So the files
+// that arrive meanwhile go to the CPU's codec only so many at once, and the rest wait for nvJPEG
+// (or for a place) instead.
 #pragma once
 
 #include <condition_variable>
@@ -36,8 +36,7 @@ class StartShare {
 };
 
 /// The places for a batch of `threads` CPU threads: a quarter of them (at least one), so that
-/// nvJPEG's start keeps most of the host. (Half of them delayed nvJPEG's start on a 32-core host by
-/// a third of a second, and the batch with it: bench/RESULTS.md.)
+/// nvJPEG's start keeps most of the host (half of them delayed it measurably: bench/RESULTS.md).
 std::size_t start_share_places(std::size_t threads);
 
 }  // namespace gpublur

@@ -71,6 +71,24 @@ TEST_CASE("auto takes the GPU's codec from the batch's JPEG pixels on", "[jpeg_r
         "files' headers; gpu from 1.60)");
 }
 
+TEST_CASE("a batch starts nvJPEG on a GPU more for every 8 gigapixels", "[jpeg_route]") {
+  CHECK(gpus_for_jpeg(0, 8) == 1);
+  CHECK(gpus_for_jpeg(4.1e9, 2) == 1);  // 2,000 1080p files: one GPU
+  CHECK(gpus_for_jpeg(kGpuJpegPixelsPerGpu - 1, 2) == 1);
+  CHECK(gpus_for_jpeg(kGpuJpegPixelsPerGpu, 2) == 2);
+  CHECK(gpus_for_jpeg(20.7e9, 2) == 2);  // 10,000 1080p files: both
+  CHECK(gpus_for_jpeg(20.7e9, 4) == 3);
+  CHECK(gpus_for_jpeg(1e15, 8) == 8);
+  CHECK(gpus_for_jpeg(5e9, 0) == 1);
+  // The estimate it is given: for gpu and for auto where auto takes the GPU, not for cpu.
+  const Files files;
+  const std::vector<Job> jobs = jobs_of({files.jpeg}, 1000);
+  CHECK(codec_for_batch(JpegCodec::kGpu, jobs, {}).pixels == 1000 * kJpegPixels);
+  CHECK(codec_for_batch(JpegCodec::kAuto, jobs, {}, 1).pixels == 1000 * kJpegPixels);
+  CHECK(codec_for_batch(JpegCodec::kAuto, jobs, {}).pixels == 0);  // cpu: too few pixels
+  CHECK(codec_for_batch(JpegCodec::kCpu, jobs, {}).pixels == 0);
+}
+
 TEST_CASE("auto counts only the JPEGs among the files it samples", "[jpeg_route]") {
   const Files files;
   // Every other file a PNG: of the 8 sampled (0, 12, 25, 37, 50, 62, 75, 87), 4 are JPEGs.
