@@ -206,7 +206,8 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
                      std::to_string(kMaxThreads) + " (default, or 0: one per core)");
   app.add_option(
       "--devices", g.devices,
-      "GPUs to use: all (default) or ordinals like 0,2 (an ordinal twice: two workers on it)");
+      "GPUs to use: all (default; a batch nvJPEG decodes starts it on one GPU more for every 8 "
+      "gigapixels of JPEG) or ordinals like 0,2 (an ordinal twice: two workers on it)");
   app.add_option("--processes", r.processes,
                  "Split a batch over this many processes, each with a share of the files and "
                  "cores and the GPUs of --devices in turn (default: one per GPU where "
