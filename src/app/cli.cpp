@@ -206,8 +206,9 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
                      std::to_string(kMaxThreads) + " (default, or 0: one per core)");
   app.add_option(
       "--devices", g.devices,
-      "GPUs to use: all (default; a batch nvJPEG decodes starts it on one GPU more for every 8 "
-      "gigapixels of JPEG) or ordinals like 0,2 (an ordinal twice: two workers on it)");
+      "GPUs to use: all, or ordinals like 0,2 (an ordinal twice: two workers on it). Default: "
+      "every GPU, but a batch nvJPEG decodes starts it on one GPU more for every 8 gigapixels of "
+      "JPEG");
   app.add_option("--processes", r.processes,
                  "Split a batch over this many processes, each with a share of the files and "
                  "cores and the GPUs of --devices in turn (default: one per GPU where "
@@ -378,6 +379,7 @@ Request validated(Request r, const Given& g) {
     }
   }
   r.devices = devices_of(g.devices);
+  r.every_gpu = g.devices == "all";
   r.batch.follow_links = !g.no_follow_links;
   if (g.shard_count && g.shard != "auto") throw UsageError("--shard-count goes with --shard auto");
   if (g.shard == "auto") {

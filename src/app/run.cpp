@@ -288,10 +288,11 @@ int exit_code(const Request& r, const Reporter& reporter) {
 }
 
 // `r` with --devices set to the first GPUs where a batch that starts nvJPEG pays for fewer than
-// all of them (jpeg_route.hpp's gpus_for_jpeg), said with -v; as it is where --devices names them.
+// all of them (jpeg_route.hpp's gpus_for_jpeg), said with -v; as it is where --devices names them
+// (`all` too).
 Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jobs,
                        Reporter& reporter) {
-  if (r.single || !r.devices.empty() || r.device == DeviceChoice::kCpu ||
+  if (r.single || !r.devices.empty() || r.every_gpu || r.device == DeviceChoice::kCpu ||
       !starts_gpu_jpeg(codec.codec, jobs)) {
     return r;
   }

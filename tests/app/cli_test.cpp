@@ -192,6 +192,11 @@ TEST_CASE("the batch form: inputs, -o, and its options", "[cli]") {
       request({"dir", "-o", "out", "--no-follow-links", "--sigma", "2"}).batch.follow_links);
   CHECK(r.threads == 3);
   CHECK(r.devices == std::vector<int>{0, 0, 1});
+  CHECK_FALSE(r.every_gpu);
+  // `all` named: every GPU whatever the batch (the default may start nvJPEG on fewer).
+  const Request all = request({"a.jpg", "-o", "out", "--sigma", "2", "--devices", "all"});
+  CHECK((all.devices.empty() && all.every_gpu));
+  CHECK_FALSE(request({"a.jpg", "-o", "out", "--sigma", "2"}).every_gpu);
   CHECK(r.limits.max_pixels == 1000);
   CHECK(request({"a.png", "-o", "out", "--sigma", "2", "--max-bytes", "5000"}).limits.max_bytes ==
         5000);
