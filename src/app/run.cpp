@@ -287,13 +287,14 @@ int exit_code(const Request& r, const Reporter& reporter) {
   return r.single ? totals.exit_code : kExitFailure;
 }
 
-// `r` with --devices set to the first GPUs where a batch that starts nvJPEG pays for fewer than
-// all of them (jpeg_route.hpp's gpus_for_jpeg), said with -v; as it is where --devices names them
-// (`all` too).
+// `r` with --devices set to the first GPUs where a batch of JPEGs that starts nvJPEG pays for
+// fewer than all of them (jpeg_route.hpp's gpus_for_jpeg), said with -v. As it is where --devices
+// names them (`all` too), where --processes says how to split the batch, and where the files
+// sampled were not all JPEGs (the others' blurs are work for every GPU).
 Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jobs,
                        Reporter& reporter) {
-  if (r.single || !r.devices.empty() || r.every_gpu || r.device == DeviceChoice::kCpu ||
-      !starts_gpu_jpeg(codec.codec, jobs)) {
+  if (r.single || !r.devices.empty() || r.every_gpu || r.processes != 0 ||
+      r.device == DeviceChoice::kCpu || !starts_gpu_jpeg(codec.codec, jobs) || !codec.only_jpeg) {
     return r;
   }
   const auto visible = static_cast<std::size_t>(std::max(visible_gpu_count(), 0));

@@ -57,16 +57,21 @@ BatchCodec codec_for_batch(JpegCodec asked, const std::vector<Job>& jobs,
   if (jobs.size() < 2) return {asked == JpegCodec::kAuto ? JpegCodec::kCpu : asked, "", 0};
   const std::size_t sampled = std::min(jobs.size(), kSampledFiles);
   double pixels = 0;
-  for (std::size_t i = 0; i < sampled; ++i)
-    pixels += jpeg_pixels(jobs[i * jobs.size() / sampled].input, limits);
+  std::size_t jpegs = 0;
+  for (std::size_t i = 0; i < sampled; ++i) {
+    const double p = jpeg_pixels(jobs[i * jobs.size() / sampled].input, limits);
+    pixels += p;
+    jpegs += p > 0 ? 1 : 0;
+  }
   const double estimate = pixels / static_cast<double>(sampled) * static_cast<double>(jobs.size());
-  if (asked == JpegCodec::kGpu) return {asked, "", estimate};
+  const bool only_jpeg = jpegs == sampled;
+  if (asked == JpegCodec::kGpu) return {asked, "", estimate, only_jpeg};
   const bool gpu = estimate >= min_pixels;
   return {gpu ? JpegCodec::kAuto : JpegCodec::kCpu,
           std::string("--codec auto: ") + (gpu ? "gpu" : "cpu") + ", for about " +
               gigapixels(estimate) + " gigapixels of JPEG (estimated from " +
               std::to_string(sampled) + " files' headers; gpu from " + gigapixels(min_pixels) + ")",
-          gpu ? estimate : 0};
+          gpu ? estimate : 0, gpu && only_jpeg};
 }
 
 JpegRoute::JpegRoute(JpegCodec codec, BlurDevice& device) : codec_(codec), device_(device) {}
@@ -109,6 +114,8 @@ bool JpegRoute::takes_decode(std::string& why) {
 
 bool JpegRoute::gpu_codec_starting() const {
   if (codec_ != JpegCodec::kAuto) return false;
+  std::string why;
+  if (!gpu_jpeg_available(why)) return false;  // no nvJPEG to wait for
   if (device_.starting()) return true;
   const GpuPool* pool = device_.gpus_if_started();
   return pool && pool->codec_starting();

@@ -46,6 +46,7 @@ struct BatchCodec {
   JpegCodec codec = JpegCodec::kCpu;
   std::string why;
   double pixels = 0;  // the batch's JPEG pixels as estimated (0: not estimated; cpu, one image)
+  bool only_jpeg = false;  // every file sampled for the estimate was a JPEG
 };
 
 /// `asked` as it applies to `jobs`: kCpu and kGpu as they are; kAuto stays kAuto (the GPU's

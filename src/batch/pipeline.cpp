@@ -116,8 +116,8 @@ std::optional<DecodedImage> undecoded_jpeg(const std::vector<std::uint8_t>& byte
     item.result.notes.push_back("decoded on the CPU: " + why);
     return std::nullopt;
   }
-  // While nvJPEG starts, a share of the CPU's threads decode what arrives; the rest wait for it
-  // (start_share.hpp).
+  // While nvJPEG starts, the CPU's codec takes what arrives up to its share of files in flight;
+  // the rest wait for nvJPEG (start_share.hpp).
   bool to_gpu = false;
   for (bool looked_again = false; !to_gpu;) {
     if (route.takes_decode(why)) {

@@ -93,7 +93,7 @@ struct GpuWorker::Streams {
       count(&GpuWorkerStats::codec_start_ms, start);
       mark(&GpuWorkerStats::codec_ready_at);
     }
-    if (worker.codec_started_) worker.codec_started_(codec != nullptr);
+    worker.report_codec(codec != nullptr);
     return codec.get();
   }
 
@@ -197,9 +197,9 @@ void GpuWorker::Streams::decode(StreamSlot& slot, std::vector<StackRequestPtr>& 
   std::vector<std::size_t> declined;
   std::string why = codec_failure;
   if (DeviceCodec* c = codec_started()) {
-    const DevicePlaces places{slot.buffers.input(0),  slot.buffers.pitch(),
-                              slot.buffers.image_bytes(), slot.width,
-                              slot.height,            stack[0]->channels};
+    const DevicePlaces places{
+        slot.buffers.input(0), slot.buffers.pitch(), slot.buffers.image_bytes(), slot.width,
+        slot.height,           stack[0]->channels};
     declined = c->decode(slot.lane, files, places, batch, stack.size(), why);
     const std::string name = c->decoder();
     for (const CompressedImage& f : files) stack[f.index]->codec->decoder = name;
@@ -315,7 +315,7 @@ void GpuWorker::run() {
     session_ = std::make_unique<GpuSession>(gpu_);
   } catch (const Error& e) {
     record_failure("GPU " + std::to_string(gpu_.ordinal) + " is not usable: " + e.what());
-    if (role_.starts_codec && codec_started_) codec_started_(false);
+    if (role_.starts_codec) report_codec(false);
     ready_promise_.set_value(stats().failure);
     return;
   }
@@ -332,7 +332,16 @@ void GpuWorker::run() {
     why = "GPU " + std::to_string(gpu_.ordinal) + " failed: " + e.what();
     record_failure(why);
   }
+  // A codec worker that failed before its codec was tried (a stream, an event, memory) says so,
+  // or the batch would wait on a codec still "starting" to the end.
+  if (role_.starts_codec) report_codec(false);
   queue_.worker_stopped(why.empty() ? "the GPUs were released" : why, role_.takes_codec);
+}
+
+void GpuWorker::report_codec(bool started) {
+  if (codec_reported_) return;
+  codec_reported_ = true;
+  if (codec_started_) codec_started_(started);
 }
 
 void GpuWorker::serve() {

@@ -72,6 +72,8 @@ class GpuWorker {
   struct Streams;
   void run();
   void serve();
+  // Tells codec_started_, once, whether the codec started.
+  void report_codec(bool started);
   void record_failure(const std::string& why);
 
   const GpuInfo gpu_;
@@ -81,6 +83,7 @@ class GpuWorker {
   const bool release_context_;
   const WorkerRole role_;
   const CodecStarted codec_started_;
+  bool codec_reported_ = false;  // codec_started_ called (on the worker's thread)
   std::unique_ptr<GpuSession> session_;  // opened by the thread; kept until the worker ends
   std::promise<std::string> ready_promise_;
   std::future<std::string> ready_ = ready_promise_.get_future();

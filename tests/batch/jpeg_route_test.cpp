@@ -84,7 +84,13 @@ TEST_CASE("a batch starts nvJPEG on a GPU more for every 8 gigapixels", "[jpeg_r
   const Files files;
   const std::vector<Job> jobs = jobs_of({files.jpeg}, 1000);
   CHECK(codec_for_batch(JpegCodec::kGpu, jobs, {}).pixels == 1000 * kJpegPixels);
+  CHECK(codec_for_batch(JpegCodec::kGpu, jobs, {}).only_jpeg);
   CHECK(codec_for_batch(JpegCodec::kAuto, jobs, {}, 1).pixels == 1000 * kJpegPixels);
+  CHECK(codec_for_batch(JpegCodec::kAuto, jobs, {}, 1).only_jpeg);
+  const std::vector<Job> mixed = jobs_of({files.jpeg, files.png}, 1000);  // half PNGs
+  CHECK(codec_for_batch(JpegCodec::kAuto, mixed, {}, 1).pixels == 500 * kJpegPixels);
+  CHECK_FALSE(codec_for_batch(JpegCodec::kAuto, mixed, {}, 1).only_jpeg);
+  CHECK_FALSE(codec_for_batch(JpegCodec::kGpu, mixed, {}).only_jpeg);
   CHECK(codec_for_batch(JpegCodec::kAuto, jobs, {}).pixels == 0);  // cpu: too few pixels
   CHECK(codec_for_batch(JpegCodec::kCpu, jobs, {}).pixels == 0);
 }

@@ -112,11 +112,17 @@ EOF
 # By default a batch nvJPEG may decode on two or more GPUs runs in a process per GPU (the GPUs
 # counted from CUDA_VISIBLE_DEVICES, without a driver here: the children find no GPU); one GPU, or
 # --processes 1 keep one process; a batch for the CPU's codec runs in a process per 16 threads.
+# A batch of JPEGs runs on one GPU more for every 8 gigapixels, unless --devices names them: these
+# few small JPEGs on one of two GPUs, in one process.
 lanes_line() {
   CUDA_VISIBLE_DEVICES=$1 "$bin" "$work/in/b" -o "$work/lanes_$1" --sigma 1.5 -v "${@:2}" 2>&1 |
     grep -c "the batch in 2 processes"
 }
-check '[ "$(lanes_line 0,1 --codec gpu)" -eq 1 ]' "two GPUs, --codec gpu: a process per GPU"
+check '[ "$(lanes_line 0,1 --codec gpu --devices all)" -eq 1 ]' "two GPUs named, --codec gpu: a process per GPU"
+check '[ "$(lanes_line 0,1 --codec gpu)" -eq 0 ]' "two GPUs, a small batch of JPEGs: one process"
+one_gpu=$(CUDA_VISIBLE_DEVICES=0,1 "$bin" "$work/in/b" -o "$work/lanes_one" --sigma 1.5 -v --codec gpu 2>&1 |
+  grep -c "nvJPEG on 1 of the 2 GPUs")
+check '[ "$one_gpu" -eq 1 ]' "two GPUs, a small batch of JPEGs: -v says one GPU"
 check '[ "$(lanes_line 0 --codec gpu)" -eq 0 ]' "one GPU: one process"
 check '[ "$(lanes_line 0,1 --codec gpu --processes 1)" -eq 0 ]' "--processes 1: one process"
 check '[ "$(lanes_line 0,1 --codec cpu --threads 2)" -eq 0 ]' "--codec cpu, 2 threads: one process"
