@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <cerrno>
+#include <chrono>
 #include <sstream>
 #include <streambuf>
 
@@ -150,4 +151,28 @@ TEST_CASE("a batch whose --json lines cannot be written stops, and says so once"
   CHECK(std::string(reporter.output_error()->what()) ==
         "cannot write to standard output: Broken pipe");
   CHECK(err.str().find("cannot write") == std::string::npos);  // run says it, once, at the end
+}
+
+TEST_CASE("a batch's summary says when each GPU's context, nvJPEG and first stack were ready",
+          "[reporter]") {
+  Request request;
+  request.single = false;
+  request.json = true;
+  std::ostringstream out, err;
+  const auto before = std::chrono::steady_clock::now();
+  Reporter reporter(request, false, 0, out, err);
+  GpuWorkerStats gpu;
+  gpu.gpu.ordinal = 1;
+  gpu.takes_codec = true;
+  // Marks on the steady clock: the context 1.5 s after the reporter began (at most; it began a
+  // little after `before`), nvJPEG never.
+  gpu.context_ready_at = std::chrono::duration<double>(before.time_since_epoch()).count() + 1.5;
+  reporter.finish({gpu}, "gpu", "");
+  const std::string json = out.str();
+  const std::string key = "\"ready_s\": {\"context\": ";
+  const std::size_t at = json.find(key);
+  REQUIRE(at != std::string::npos);
+  const double context = std::stod(json.substr(at + key.size()));
+  CHECK((context > 1.0 && context <= 1.5));
+  CHECK_THAT(json, Catch::Contains("\"jpeg\": null, \"first_stack\": null}"));
 }
