@@ -66,7 +66,9 @@ int listed_gpu_count() {
 
 int visible_gpu_count() {
   if (const int listed = visible_devices_entries(); listed >= 0) return listed;
-  if (const int nvml = nvml_count(); nvml >= 0) return nvml;
+  // Asked once a process: starting NVML is start-up time, and a batch asks more than once.
+  static const int nvml = nvml_count();
+  if (nvml >= 0) return nvml;
   return proc_count();
 }
 
