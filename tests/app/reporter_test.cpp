@@ -34,6 +34,14 @@ class FailingBuffer : public std::streambuf {
   int error_number_;
 };
 
+// A batch's request with --json.
+Request json_batch() {
+  Request request;
+  request.single = false;
+  request.json = true;
+  return request;
+}
+
 FileResult done_file(const std::string& input) {
   FileResult r;
   r.job.input = input;
@@ -79,9 +87,7 @@ TEST_CASE("numbers are written as a person writes them: the shortest that reads 
   CHECK(number_text(0.1 + 0.2) == "0.30000000000000004");  // all it takes to tell it from 0.3
   CHECK(std::stod(number_text(1.0 / 3)) == 1.0 / 3);
   // --json's parameters: the sigma OpenCV's rule gives for size 7.
-  Request request;
-  request.single = false;
-  request.json = true;
+  Request request = json_batch();
   request.blur.size.x = request.blur.size.y = {7, 0.3 * ((7 - 1) * 0.5 - 1) + 0.8, "rule"};
   std::ostringstream out, err;
   Reporter reporter(request, false, 0, out, err);
@@ -91,9 +97,7 @@ TEST_CASE("numbers are written as a person writes them: the shortest that reads 
 
 TEST_CASE("a failure or warning repeated word for word is said once, with its count at the end",
           "[reporter]") {
-  Request request;
-  request.single = false;
-  request.json = true;
+  const Request request = json_batch();
   std::ostringstream out, err;
   Reporter reporter(request, false, 5, out, err);
   const std::string hdr = "an 8-bit image cannot be written as .hdr; HDR output needs HDR input";
@@ -134,9 +138,7 @@ TEST_CASE("a failure or warning repeated word for word is said once, with its co
 
 TEST_CASE("a batch whose --json lines cannot be written stops, and says so once", "[reporter]") {
   const StopSignals signals;  // the stop the reporter asks for ends with it
-  Request request;
-  request.single = false;
-  request.json = true;
+  const Request request = json_batch();
   FailingBuffer closed(EPIPE);
   std::ostream out(&closed);
   std::ostringstream err;
@@ -155,9 +157,7 @@ TEST_CASE("a batch whose --json lines cannot be written stops, and says so once"
 
 TEST_CASE("a batch's summary says when each GPU's context, nvJPEG and first stack were ready",
           "[reporter]") {
-  Request request;
-  request.single = false;
-  request.json = true;
+  const Request request = json_batch();
   std::ostringstream out, err;
   const auto before = std::chrono::steady_clock::now();
   Reporter reporter(request, false, 0, out, err);
