@@ -129,13 +129,15 @@ class TempFile {
   bool released_ = false;
 };
 
-void write_all(int fd, const std::vector<std::uint8_t>& bytes, const std::string& destination) {
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno("cannot write", destination, errno);
-    done += static_cast<std::size_t>(n);
+void write_all(int fd, const std::vector<ByteSpan>& pieces, const std::string& destination) {
+  for (const ByteSpan& piece : pieces) {
+    std::size_t done = 0;
+    while (done < piece.size) {
+      const ssize_t n = ::write(fd, piece.data + done, piece.size - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw_errno("cannot write", destination, errno);
+      done += static_cast<std::size_t>(n);
+    }
   }
 }
 
@@ -194,7 +196,7 @@ Destination destination_of(const std::string& path) {
 
 // A character device or FIFO, opened as `>` would (a FIFO waits for its reader), written without
 // truncation; a regular file reached only through a magic link, truncated first.
-void write_in_place(const Destination& d, const std::vector<std::uint8_t>& bytes,
+void write_in_place(const Destination& d, const std::vector<ByteSpan>& bytes,
                     Durability durability, const std::string& path) {
   struct stat info {};
   const bool regular = ::stat(d.file.c_str(), &info) == 0 && S_ISREG(info.st_mode);
@@ -213,7 +215,7 @@ void write_in_place(const Destination& d, const std::vector<std::uint8_t>& bytes
 }
 
 // A new file in `d.file`'s directory, renamed over it once whole.
-void replace(const Destination& d, const std::vector<std::uint8_t>& bytes, Durability durability,
+void replace(const Destination& d, const std::vector<ByteSpan>& bytes, Durability durability,
              const std::string& path) {
   const bool replacing = d.kind == Destination::Kind::kRegular;
   // A replaced file's bytes stay private (0600) until its own mode is set.
@@ -269,6 +271,11 @@ void remove_temporary_files() noexcept {
 
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes,
                            Durability durability) {
+  write_file_atomically(path, std::vector<ByteSpan>{{bytes.data(), bytes.size()}}, durability);
+}
+
+void write_file_atomically(const std::string& path, const std::vector<ByteSpan>& bytes,
+                           Durability durability) {
   const Destination d = destination_of(path);
   if (d.kind == Destination::Kind::kInPlace) {
     write_in_place(d, bytes, durability, path);
@@ -284,7 +291,7 @@ void replace_file_atomically(const std::string& path, const std::vector<std::uin
   if (::lstat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
     d = Destination{Destination::Kind::kRegular, path, info.st_mode & 0777};
   }
-  replace(d, bytes, durability, path);
+  replace(d, {{bytes.data(), bytes.size()}}, durability, path);
 }
 
 }  // namespace gpublur

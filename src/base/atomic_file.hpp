@@ -6,6 +6,7 @@
 // cp and `>` do; a character device (/dev/null) or FIFO is written into.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -38,6 +39,17 @@ enum class Durability { kRenamed, kFlushed };
 /// setgid or sticky bits. Block devices, sockets and directories are refused. Throws IoError
 /// naming `path` and the reason. Thread-safe.
 void write_file_atomically(const std::string& path, const std::vector<std::uint8_t>& bytes,
+                           Durability durability);
+
+/// Bytes held elsewhere, written in their turn: a file's header and an image's samples, written
+/// from where they are rather than copied into one buffer first (a raw 8K image is 100 MB).
+struct ByteSpan {
+  const std::uint8_t* data = nullptr;
+  std::size_t size = 0;
+};
+
+/// write_file_atomically of the pieces' bytes, one after another.
+void write_file_atomically(const std::string& path, const std::vector<ByteSpan>& pieces,
                            Durability durability);
 
 /// Replaces the name `path` itself, atomically, whatever it is now: a symbolic link or a FIFO

@@ -155,6 +155,16 @@ constexpr double kCpuBlurWhileStarting = double(std::uint64_t{1} << 28);
 
 }  // namespace
 
+bool BlurDevice::may_blur_on_cpu(const PreparedImage& image) const {
+  if (choice_ != DeviceChoice::kAuto) return choice_ == DeviceChoice::kCpu;
+  if (starting()) return cpu_blur_work(image) <= kCpuBlurWhileStarting;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (gpu_failed_) return true;
+  }
+  return starting_.get()->pool == nullptr;
+}
+
 bool BlurDevice::blur_on_cpu_while_starting(PreparedImage& image, FileResult& result) {
   if (choice_ != DeviceChoice::kAuto || cpu_blur_work(image) > kCpuBlurWhileStarting ||
       !starting()) {

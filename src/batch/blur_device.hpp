@@ -60,6 +60,12 @@ class BlurDevice {
   /// Whether the GPUs' start-up (the driver, their contexts) is still under way.
   bool starting() const;
 
+  /// Whether `image`'s blur may run on the CPU, as far as is known now: --device cpu; with `auto`,
+  /// GPUs that did not start or have failed, or (while they start) a blur light enough for
+  /// blur_on_cpu_while_starting. A CPU blur makes its result beside the image, where a GPU's is in
+  /// place: what the batch holds room for.
+  bool may_blur_on_cpu(const PreparedImage& image) const;
+
   /// Waits only until the GPUs are found (the driver, the GPUs --devices names, NVRTC), not for
   /// their contexts: whether there are GPUs to start, as far as can be known before any work
   /// (else false, and `why` says why). Throws what finding them threw.

@@ -26,11 +26,13 @@
 #include "batch/jpeg_route.hpp"
 #include "batch/memory_budget.hpp"
 #include "batch/prepared_image.hpp"
+#include "batch/raw_read.hpp"
 #include "batch/start_share.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "codecs/jpeg_codec.hpp"
 #include "codecs/jpeg_markers.hpp"
+#include "codecs/raw_samples.hpp"
 #include "gpu/stack_limits.hpp"
 
 namespace gpublur {
@@ -50,6 +52,7 @@ struct Item {
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
   std::uint64_t held = 0;             // bytes held in the budget
   bool start_share = false;           // holds a place of the CPU's share while nvJPEG starts
+  bool raw = false;                   // read straight into its raster (raw_read.hpp)
   std::vector<std::uint8_t> jpeg;     // the file, for the GPU's decoder (`prepared` has no samples)
   std::vector<std::uint8_t> encoded;  // the output as the GPU encoded it, without metadata
 
@@ -189,8 +192,23 @@ void hold(Item& item, MemoryBudget& budget, std::uint64_t bytes) {
   item.held = bytes;
 }
 
+// Whether the image will be written straight from its raster (raw_file_header): a raw output of
+// the depth it is blurred in.
+bool written_raw(const Item& item) {
+  return item.result.job.format == ImageFormat::kPnm && item.prepared->srgb_bits == 0 &&
+         item.prepared->image.bits() <= 16;
+}
+
+// What an image read straight into its raster holds while it is blurred: its raster alone where
+// the blur is in place (on a GPU: its samples go there and come back) and the output is written
+// from it; twice that where a CPU blur makes its result beside it, or an encoder its file.
+std::uint64_t raw_holds(const Item& item, const BlurDevice& device) {
+  const auto bytes = static_cast<std::uint64_t>(item.prepared->image.byte_count());
+  return written_raw(item) && !device.may_blur_on_cpu(*item.prepared) ? bytes : 2 * bytes;
+}
+
 void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget, JpegRoute& route,
-                      StartShare& share) {
+                      StartShare& share, BlurDevice& device) {
   FileResult& r = item.result;
   if (!r.job.error.empty()) throw IoError(r.job.error);  // found unreadable when planned
   // Room before the read, as for a raw image (PPM, BMP, uncompressed TIFF: the large ones),
@@ -199,6 +217,14 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
   budget.acquire(room);
   item.held = room;
   const auto start = Clock::now();
+  if (std::optional<RawRead> raw = read_raw_image(r.job.input, s.limits)) {
+    r.stages.emplace_back("read", ms_since(start));
+    r.bytes_in = raw->file_bytes;
+    prepare(item, std::move(raw->decoded), s);
+    item.raw = true;
+    hold(item, budget, raw_holds(item, device));
+    return;
+  }
   std::vector<std::uint8_t> bytes = read_file(r.job.input, s.limits);
   r.stages.emplace_back("read", ms_since(start));
   r.bytes_in = bytes.size();
@@ -219,8 +245,11 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
 // The blur, with the GPU's JPEG codec where the route gives it the file. What nvJPEG hands back
 // is decoded on the CPU (which reports a damaged file as it always does) and blurred again
 // without it.
-void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRoute& route) {
+void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRoute& route,
+               MemoryBudget& budget) {
   FileResult& r = item.result;
+  // A raw image whose GPUs failed since it was read: room for the CPU's result beside it.
+  if (item.raw) hold(item, budget, raw_holds(item, device));
   const std::string key = kernel_key(*item.prepared);
   CodecWork work;
   const bool gpu_decoded = !item.jpeg.empty();
@@ -260,10 +289,11 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
   }
 }
 
-void write_output(const std::string& path, const std::vector<std::uint8_t>& bytes,
+void write_output(const std::string& path, const std::vector<ByteSpan>& pieces,
                   Durability durability) {
   if (path == "-") {
-    write_checked(std::cout, {reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+    for (const ByteSpan& piece : pieces)
+      write_checked(std::cout, {reinterpret_cast<const char*>(piece.data), piece.size});
     return;
   }
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -271,7 +301,21 @@ void write_output(const std::string& path, const std::vector<std::uint8_t>& byte
   if (!parent.empty()) std::filesystem::create_directories(parent, error);
   if (error)
     throw IoError("cannot create '" + printable(parent.string()) + "': " + error.message());
-  write_file_atomically(path, bytes, durability);
+  write_file_atomically(path, pieces, durability);
+}
+
+// Writes the output's bytes, unless a stop was asked for (then nothing new is written).
+void write_unless_stopped(FileResult& r, const std::vector<ByteSpan>& pieces,
+                          const PipelineSettings& s) {
+  r.bytes_out = 0;
+  for (const ByteSpan& piece : pieces) r.bytes_out += piece.size;
+  if (stop_requested()) {
+    r.status = FileResult::Status::kInterrupted;
+    return;
+  }
+  const auto start = Clock::now();
+  write_output(r.job.output, pieces, s.durability);
+  r.stages.emplace_back("write", ms_since(start));
 }
 
 void finish_and_write(Item& item, const PipelineSettings& s) {
@@ -288,6 +332,19 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
     r.notes.push_back(lost);
   }
   start = Clock::now();
+  if (item.encoded.empty()) {
+    // A raw output: its header, then the image's own samples, with no encoded copy.
+    if (const std::optional<std::string> header = raw_file_header(finished, r.job.format)) {
+      r.stages.emplace_back("encode", ms_since(start));
+      write_unless_stopped(
+          r,
+          {{reinterpret_cast<const std::uint8_t*>(header->data()), header->size()},
+           {static_cast<const std::uint8_t*>(finished.data()), finished.byte_count()}},
+          s);
+      finished.visit([](auto& raster) { recycle_large(std::move(raster.pixels)); });
+      return;
+    }
+  }
   std::vector<std::uint8_t> bytes;
   if (!item.encoded.empty()) {  // encoded on the GPU: the metadata the CPU's encoder writes
     bytes = with_jpeg_metadata(item.encoded, item.metadata);
@@ -299,14 +356,7 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
     r.stages.emplace_back("encode", ms_since(start));
     if (r.job.format == ImageFormat::kJpeg) r.encoder = "libjpeg-turbo";
   }
-  r.bytes_out = bytes.size();
-  if (stop_requested()) {  // nothing new is written once asked to stop
-    r.status = FileResult::Status::kInterrupted;
-    return;
-  }
-  start = Clock::now();
-  write_output(r.job.output, bytes, s.durability);
-  r.stages.emplace_back("write", ms_since(start));
+  write_unless_stopped(r, {{bytes.data(), bytes.size()}}, s);
   recycle_large(std::move(bytes));
 }
 
@@ -375,10 +425,10 @@ void run_pipeline(const std::vector<Job>& jobs, const PipelineSettings& settings
           }
           return item.release();
         }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-          stage(*item, [&] { read_and_prepare(*item, settings, budget, route, share); });
+          stage(*item, [&] { read_and_prepare(*item, settings, budget, route, share, device); });
           return item;
         }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
-          stage(*item, [&] { blur_item(*item, settings, device, route); });
+          stage(*item, [&] { blur_item(*item, settings, device, route, budget); });
           return item;
         }) & tbb::make_filter<Item*, Item*>(tbb::filter_mode::parallel, [&](Item* item) {
           stage(*item, [&] { finish_and_write(*item, settings); });

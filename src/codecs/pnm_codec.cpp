@@ -146,15 +146,33 @@ Raster<Sample> read_samples(ByteReader& r, const Header& h) {
   return image;
 }
 
-}  // namespace
-
-DecodedImage decode_pnm(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
-  ByteReader r(data, size);
-  const Header h = read_header(r);
+// decode_pnm's checks of a header's maximum and depth.
+void check_header(const Header& h) {
   if (h.max < 1 || h.max > 65535)
     throw IoError("PNM maximum sample value " + std::to_string(h.max) + ": not 1..65535");
   if (h.depth < 1 || h.depth > 4)
     throw IoError("PAM of " + std::to_string(h.depth) + " channels: not 1..4");
+}
+
+}  // namespace
+
+std::optional<PnmSamples> pnm_samples(const std::uint8_t* data, std::size_t size) {
+  try {
+    ByteReader r(data, size);
+    const Header h = read_header(r);
+    check_header(h);
+    if (h.kind < 5 || (h.max != 255 && h.max != 65535)) return std::nullopt;
+    return PnmSamples{static_cast<int>(h.width), static_cast<int>(h.height),
+                      static_cast<int>(h.depth), h.max > 255 ? 16 : 8, r.position()};
+  } catch (const IoError&) {  // refused, or a header longer than `data`: decode_pnm's to report
+    return std::nullopt;
+  }
+}
+
+DecodedImage decode_pnm(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
+  ByteReader r(data, size);
+  const Header h = read_header(r);
+  check_header(h);
   check_image_size({h.width, h.height, static_cast<int>(h.depth), h.max > 255 ? 2 : 1}, limits);
   DecodedImage result;
   result.format = ImageFormat::kPnm;
@@ -166,18 +184,21 @@ DecodedImage decode_pnm(const std::uint8_t* data, std::size_t size, const Decode
   return result;
 }
 
+std::string pnm_header(int width, int height, int channels, int bits) {
+  const char* max = bits == 8 ? "255" : "65535";
+  const std::string w = std::to_string(width), h = std::to_string(height);
+  if (channels == 1 || channels == 3) {
+    return std::string(channels == 1 ? "P5\n" : "P6\n") + w + " " + h + "\n" + max + "\n";
+  }
+  return "P7\nWIDTH " + w + "\nHEIGHT " + h + "\nDEPTH " + std::to_string(channels) +
+         "\nMAXVAL " + max + "\nTUPLTYPE " + (channels == 2 ? "GRAYSCALE_ALPHA" : "RGB_ALPHA") +
+         "\nENDHDR\n";
+}
+
 template <typename Sample>
 std::vector<std::uint8_t> encode_pnm(const Raster<Sample>& image) {
-  const int c = image.channels;
-  const char* max = sizeof(Sample) == 1 ? "255" : "65535";
-  const std::string w = std::to_string(image.width), h = std::to_string(image.height);
-  std::string header;
-  if (c == 1 || c == 3) {
-    header = std::string(c == 1 ? "P5\n" : "P6\n") + w + " " + h + "\n" + max + "\n";
-  } else {
-    header = "P7\nWIDTH " + w + "\nHEIGHT " + h + "\nDEPTH " + std::to_string(c) + "\nMAXVAL " +
-             max + "\nTUPLTYPE " + (c == 2 ? "GRAYSCALE_ALPHA" : "RGB_ALPHA") + "\nENDHDR\n";
-  }
+  const std::string header =
+      pnm_header(image.width, image.height, image.channels, 8 * static_cast<int>(sizeof(Sample)));
   // Sized once and filled in place (a large image's samples at memory's speed, not a byte at a
   // time through push_back).
   std::vector<std::uint8_t> out;

@@ -456,5 +456,33 @@ contains "$work/stdout" '"operation": "matrix"' "box --json"
 expect 0 "unsharp" -- "$samples/edges.png" "$work/sharp.png" --unsharp 1.5,2 --sigma 2 --json
 contains "$work/stdout" '"operation": "unsharp"' "unsharp --json"
 
+# Raw files read straight into the raster and written straight from it (codecs/raw_samples.hpp)
+# give the bytes of the ordinary decode and encode: PAM in, PNG out (its decoder's samples) and
+# PNG in, PAM out (its encoder's file) against PAM to PAM; 16-bit RGBA and 8-bit gray.
+python3 - "$work" <<'PY'
+import os, random, struct, sys
+random.seed(7)
+work = sys.argv[1]
+w, h = 37, 23
+with open(os.path.join(work, "raw16.pam"), "wb") as f:
+    f.write(b"P7\nWIDTH %d\nHEIGHT %d\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n" % (w, h))
+    f.write(struct.pack(">%dH" % (w * h * 4), *(random.randrange(65536) for _ in range(w * h * 4))))
+with open(os.path.join(work, "raw8.pgm"), "wb") as f:
+    f.write(b"P5\n# a comment\n%d %d\n255\n" % (w, h))
+    f.write(bytes(random.randrange(256) for _ in range(w * h)))
+PY
+for raw in raw16.pam raw8.pgm; do
+  ext=${raw##*.}
+  "$bin" "$work/$raw" "$work/direct.$ext" --sigma 1.5 --device cpu -q &&
+    "$bin" "$work/$raw" "$work/$raw.png" --size 1 --device cpu -q &&
+    "$bin" "$work/$raw.png" "$work/via-png.$ext" --sigma 1.5 --device cpu -q &&
+    "$bin" "$work/$raw" "$work/direct.png" --sigma 1.5 --device cpu -q &&
+    "$bin" "$work/$raw.png" "$work/png-png.png" --sigma 1.5 --device cpu -q
+  cmp -s "$work/direct.$ext" "$work/via-png.$ext" && pass || fail "$raw: a raw read differs from the PNG decoder's samples"
+  cmp -s "$work/direct.png" "$work/png-png.png" && pass || fail "$raw: a raw read then PNG differs from PNG to PNG"
+  expect 0 "$raw to standard output" -- "$work/$raw" - --format pnm --sigma 1.5 --device cpu -q
+  cmp -s "$work/stdout" "$work/direct.$ext" && pass || fail "$raw: a raw write to standard output differs from the file"
+done
+
 echo "$passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,75 @@
+// raw_read_test.cpp — raw files read straight into their rasters, a piece on each thread: the
+// decoder's samples, sample for sample, for images of several pieces; anything else (another
+// format, a file that ends early, a FIFO, standard input) left to the ordinary read.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <fstream>
+
+#include "batch/raw_read.hpp"
+#include "codecs/image_decode.hpp"
+#include "codecs/image_encode.hpp"
+#include "support/reference_blur.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace gpublur;
+
+namespace {
+
+void write(const std::string& path, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+template <typename Sample>
+void check_same(const AnyImage& a, const AnyImage& b) {
+  REQUIRE(a.sample_format() == b.sample_format());
+  CHECK(a.width() == b.width());
+  CHECK(a.height() == b.height());
+  CHECK(a.channels() == b.channels());
+  CHECK(a.get<Raster<Sample>>().pixels == b.get<Raster<Sample>>().pixels);
+}
+
+}  // namespace
+
+TEST_CASE("a raw image of several pieces reads as the decoder reads it", "[batch][raw]") {
+  const test::TempDir dir;
+  // 16-bit RGB of 18 MB (three pieces, the last a short one) and 8-bit gray of odd size.
+  const Image16 wide = test::random_image16(2000, 1501, 3, 7);
+  const Image gray = test::random_image(1999, 4999, 1, 8);
+  const std::vector<std::uint8_t> wide_file = encode_image(wide, ImageFormat::kPnm);
+  const std::vector<std::uint8_t> gray_file = encode_image(gray, ImageFormat::kPnm);
+  write(dir.file("wide.ppm"), wide_file);
+  write(dir.file("gray.pgm"), gray_file);
+  const std::optional<RawRead> a = read_raw_image(dir.file("wide.ppm"), {});
+  REQUIRE(a);
+  CHECK(a->file_bytes == wide_file.size());
+  CHECK(a->decoded.format == ImageFormat::kPnm);
+  check_same<std::uint16_t>(a->decoded.image, decode_image(wide_file, "w").image);
+  const std::optional<RawRead> b = read_raw_image(dir.file("gray.pgm"), {});
+  REQUIRE(b);
+  check_same<std::uint8_t>(b->decoded.image, decode_image(gray_file, "g").image);
+}
+
+TEST_CASE("what the raw read does not take is left to the ordinary read", "[batch][raw]") {
+  const test::TempDir dir;
+  const std::vector<std::uint8_t> ppm = encode_image(test::random_image(300, 200, 3, 1), ImageFormat::kPnm);
+  // A file that ends before its samples do: the decoder says "truncated".
+  write(dir.file("short.ppm"), std::vector<std::uint8_t>(ppm.begin(), ppm.end() - 1));
+  CHECK_FALSE(read_raw_image(dir.file("short.ppm"), {}));
+  CHECK_THROWS_WITH(read_image(dir.file("short.ppm")), Catch::Contains("truncated"));
+  // Another format, a missing file, a directory, standard input.
+  write(dir.file("a.png"), encode_image(test::random_image(30, 20, 3, 1), ImageFormat::kPng));
+  CHECK_FALSE(read_raw_image(dir.file("a.png"), {}));
+  CHECK_FALSE(read_raw_image(dir.file("missing.ppm"), {}));
+  CHECK_FALSE(read_raw_image(dir.path, {}));
+  CHECK_FALSE(read_raw_image("-", {}));
+  // Past the limits: the decoder's message, not a silent read.
+  write(dir.file("a.ppm"), ppm);
+  CHECK_FALSE(read_raw_image(dir.file("a.ppm"), DecodeLimits{1000, 0}));
+  CHECK(read_raw_image(dir.file("a.ppm"), {}));
+  // A FIFO is never opened for reading as a file, nor waited on.
+  REQUIRE(::mkfifo(dir.file("fifo.ppm").c_str(), 0600) == 0);
+  CHECK_FALSE(read_raw_image(dir.file("fifo.ppm"), {}));
+}
