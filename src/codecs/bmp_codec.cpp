@@ -4,6 +4,7 @@
 #include <array>
 #include <climits>
 #include <cmath>
+#include <optional>
 #include <string>
 
 #include "base/byte_reader.hpp"
@@ -163,6 +164,47 @@ std::uint32_t pixel_bits(const std::uint8_t* row, std::size_t x, int bpp) {
   }
 }
 
+// Where each of a 24- or 32-bit pixel's fields is one whole byte of it (BI_RGB's layouts, and bit
+// fields of whole bytes), the byte each is, -1 for a field that is not there: those pixels are
+// copied a byte at a time, as eight_bits would give them, without its shifts and masks.
+std::optional<std::array<int, 4>> byte_fields(const Field (&fields)[4], int bpp) {
+  if (bpp != 24 && bpp != 32) return std::nullopt;
+  std::array<int, 4> bytes{};
+  for (std::size_t k = 0; k < 4; ++k) {
+    const Field& f = fields[k];
+    if (f.bits == 0 && k == 3) {
+      bytes[k] = -1;
+    } else if (f.bits == 8 && f.shift % 8 == 0 && f.shift / 8 < bpp / 8) {
+      bytes[k] = f.shift / 8;
+    } else {
+      return std::nullopt;
+    }
+  }
+  return bytes;
+}
+
+// Rows of whole-byte fields: `c` channels of each pixel's bytes `at`.
+void copy_byte_fields(const std::uint8_t* data, std::size_t stride, const Header& h,
+                      const std::array<int, 4>& at, Image& image) {
+  const auto w = static_cast<std::size_t>(h.width), c = static_cast<std::size_t>(image.channels);
+  const std::size_t step = static_cast<std::size_t>(h.bpp) / 8;
+  const auto r = static_cast<std::size_t>(at[0]), g = static_cast<std::size_t>(at[1]),
+             b = static_cast<std::size_t>(at[2]);
+  for (std::size_t y = 0; y < static_cast<std::size_t>(h.height); ++y) {
+    const std::uint8_t* row =
+        data + (h.top_down ? y : static_cast<std::size_t>(h.height) - 1 - y) * stride;
+    std::uint8_t* out = image.pixels.data() + y * image.row_samples();
+    if (c == 3) {
+      for (std::size_t x = 0; x < w; ++x, row += step, out += 3)
+        out[0] = row[r], out[1] = row[g], out[2] = row[b];
+    } else {
+      const auto a = static_cast<std::size_t>(at[3]);
+      for (std::size_t x = 0; x < w; ++x, row += step, out += 4)
+        out[0] = row[r], out[1] = row[g], out[2] = row[b], out[3] = row[a];
+    }
+  }
+}
+
 // Uncompressed pixels (and bit fields): colours through the palette or the masks.
 Image read_pixels(ByteReader& r, const Header& h, const Palette& palette,
                   std::array<std::uint32_t, 4> masks) {
@@ -179,15 +221,27 @@ Image read_pixels(ByteReader& r, const Header& h, const Palette& palette,
                            field_of(masks[3])};
   const std::uint8_t* data = r.take(stride * static_cast<std::size_t>(h.height));
   const auto w = static_cast<std::size_t>(h.width);
+  const std::optional<std::array<int, 4>> bytes = paletted ? std::nullopt : byte_fields(fields, h.bpp);
   // Alpha where a mask has it and some pixel's is not 0 (all 0: the field is unused padding).
   bool alpha = false;
   if (!paletted && fields[3].bits > 0) {
     for (std::size_t y = 0; y < static_cast<std::size_t>(h.height) && !alpha; ++y) {
+      const std::uint8_t* row = data + y * stride;
+      if (bytes) {
+        const std::size_t step = static_cast<std::size_t>(h.bpp) / 8;
+        for (std::size_t x = 0; x < w && !alpha; ++x)
+          alpha = row[x * step + static_cast<std::size_t>((*bytes)[3])] != 0;
+        continue;
+      }
       for (std::size_t x = 0; x < w && !alpha; ++x)
-        alpha = eight_bits(pixel_bits(data + y * stride, x, h.bpp), fields[3]) != 0;
+        alpha = eight_bits(pixel_bits(row, x, h.bpp), fields[3]) != 0;
     }
   }
   Image image = make_image(static_cast<int>(h.width), static_cast<int>(h.height), alpha ? 4 : 3);
+  if (bytes) {
+    copy_byte_fields(data, stride, h, *bytes, image);
+    return image;
+  }
   const auto c = static_cast<std::size_t>(image.channels);
   for (std::size_t y = 0; y < static_cast<std::size_t>(h.height); ++y) {
     const std::uint8_t* row =
@@ -289,17 +343,24 @@ std::vector<std::uint8_t> encode_bmp(const Image& image, const Metadata& metadat
     out.resize(out.size() + 48, 0);  // endpoints and gamma, unused for sRGB
   }
   const auto c = static_cast<std::size_t>(image.channels);
-  std::vector<std::uint8_t> row(stride, 0);
+  const auto w = static_cast<std::size_t>(image.width);
+  const std::size_t start = out.size();
+  out.resize(start + pixel_bytes);  // rows' padding 0
   for (int y = image.height - 1; y >= 0; --y) {
     const std::uint8_t* src =
         image.pixels.data() + static_cast<std::size_t>(y) * image.row_samples();
-    for (std::size_t x = 0; x < static_cast<std::size_t>(image.width); ++x, src += c) {
-      std::uint8_t* px = &row[x * pixel_size];
+    std::uint8_t* px =
+        out.data() + start + static_cast<std::size_t>(image.height - 1 - y) * stride;
+    if (c == 3) {  // the common case, without the others' choices in its loop
+      for (std::size_t x = 0; x < w; ++x, src += 3, px += 3)
+        px[0] = src[2], px[1] = src[1], px[2] = src[0];
+      continue;
+    }
+    for (std::size_t x = 0; x < w; ++x, src += c, px += pixel_size) {
       const bool gray = c <= 2;
       px[0] = src[gray ? 0 : 2], px[1] = src[gray ? 0 : 1], px[2] = src[0];
       if (alpha) px[3] = src[c - 1];
     }
-    out.insert(out.end(), row.begin(), row.end());
   }
   return out;
 }
