@@ -18,6 +18,9 @@
 namespace gpublur {
 namespace {
 
+// libdeflate's level for the image data TIFF outputs hold.
+constexpr int kTiffDeflateLevel = 1;
+
 // The file libtiff reads from (data) or writes into (out).
 struct MemoryFile {
   const std::uint8_t* data = nullptr;
@@ -420,7 +423,9 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   }
   TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
   TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, TIFFDefaultStripSize(tif, 0));
+  // Deflate's level 1, as PNG's default (encode_options.hpp): libtiff's default, 6, took several
+  // times as long for a somewhat smaller file (bench/RESULTS.md).
+  TIFFSetField(tif, TIFFTAG_ZIPQUALITY, kTiffDeflateLevel);
   if (icc_to_write(metadata)) {
     TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<std::uint32_t>(metadata.icc.size()),
                  metadata.icc.data());
@@ -437,12 +442,20 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
                  : metadata.density->unit == Density::Unit::kInch     ? RESUNIT_INCH
                                                                       : RESUNIT_NONE);
   }
-  std::vector<Sample> row(image.row_samples());
-  for (int y = 0; y < image.height; ++y) {
-    // TIFFWriteScanline may alter the row it is given (the predictor works in place): a copy.
-    std::memcpy(row.data(), image.pixels.data() + static_cast<std::size_t>(y) * row.size(),
-                row.size() * sizeof(Sample));
-    if (TIFFWriteScanline(tif, row.data(), static_cast<std::uint32_t>(y), 0) < 0)
+  // A whole strip at a time: libtiff hands its Deflate to libdeflate (several times zlib's speed)
+  // only where a call gives it a whole strip, never row by row.
+  const std::uint32_t rows_per_strip = TIFFDefaultStripSize(tif, 0);
+  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
+  const std::size_t row_samples = image.row_samples();
+  // The predictor works in place on what it is given: a copy of each strip.
+  std::vector<Sample> strip(row_samples * rows_per_strip);
+  const auto height = static_cast<std::uint32_t>(image.height);
+  for (std::uint32_t y = 0, s = 0; y < height; y += rows_per_strip, ++s) {
+    const std::size_t rows = std::min(rows_per_strip, height - y);
+    std::memcpy(strip.data(), image.pixels.data() + y * row_samples,
+                rows * row_samples * sizeof(Sample));
+    if (TIFFWriteEncodedStrip(tif, s, strip.data(),
+                              static_cast<tmsize_t>(rows * row_samples * sizeof(Sample))) < 0)
       h.fail("cannot encode TIFF");
   }
   if (!h.close()) h.fail("cannot encode TIFF");
