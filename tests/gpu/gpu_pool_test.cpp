@@ -136,6 +136,58 @@ TEST_CASE("the pipeline on the GPU writes the files it writes on the CPU", "[gpu
   }
 }
 
+TEST_CASE("raw PNMs on the GPU, read into and written from their rasters: the CPU's bytes",
+          "[gpu][pool]") {
+  // An image above the staging pool's threshold (32 MiB: through its pinned blocks), and smaller
+  // ones pinned where they are; 8 and 16 bits, 1 to 4 channels.
+  const test::TempDir dir;
+  struct Raw {
+    const char* name;
+    AnyImage image;
+  };
+  Raw raws[] = {{"big.ppm", test::random_image(4100, 2900, 3, 1)},
+                {"ga16.pam", test::random_image16(301, 203, 2, 2)},
+                {"rgba16.pam", test::random_image16(640, 481, 4, 3)},
+                {"gray.pgm", test::random_image(999, 77, 1, 4)}};
+  std::vector<Job> gpu_jobs, cpu_jobs;
+  for (Raw& raw : raws) {
+    raw.image.visit([&](const auto& r) { write_image(r, dir.file(raw.name)); });
+    gpu_jobs.push_back(single_job(dir.file(raw.name), dir.file(std::string("gpu/") + raw.name),
+                                  std::nullopt));
+    cpu_jobs.push_back(single_job(dir.file(raw.name), dir.file(std::string("cpu/") + raw.name),
+                                  std::nullopt));
+  }
+  PipelineSettings settings;
+  settings.blur = test::make_test_parameters(9, 2.0);
+  for (const auto& [choice, jobs] :
+       {std::pair{DeviceChoice::kGpu, gpu_jobs}, std::pair{DeviceChoice::kCpu, cpu_jobs}}) {
+    KernelLibrary kernels(KernelChoices{}, [](const std::string&, bool) {});
+    BlurDevice device(choice, {0}, jobs.size(), kernels, [](const std::string&) {});
+    Collect collect;
+    run_pipeline(jobs, settings, device, collect);
+    REQUIRE(collect.results.size() == jobs.size());
+    for (const FileResult& r : collect.results) {
+      CAPTURE(r.job.input, r.error);
+      CHECK(r.status == FileResult::Status::kDone);
+      CHECK(r.device == (choice == DeviceChoice::kGpu ? "gpu" : "cpu"));
+      const bool decoded = std::any_of(r.stages.begin(), r.stages.end(),
+                                       [](const auto& stage) { return stage.first == "decode"; });
+      CHECK_FALSE(decoded);  // read straight into the raster
+    }
+  }
+  for (std::size_t i = 0; i < gpu_jobs.size(); ++i) {
+    CAPTURE(gpu_jobs[i].input);
+    const std::vector<std::uint8_t> bytes = read_file(gpu_jobs[i].output);
+    CHECK(bytes == read_file(cpu_jobs[i].output));
+    // And the file the encoder would have written of the CPU's blur of the decoder's image.
+    PreparedImage expected = prepare_image(read_image(gpu_jobs[i].input), settings.blur,
+                                           ImageFormat::kPnm);
+    expected.image.visit([&](auto& r) { r = blur_on_cpu(r, expected.spec); });
+    CHECK(bytes == expected.image.visit(
+                       [](const auto& r) { return encode_image(r, ImageFormat::kPnm); }));
+  }
+}
+
 TEST_CASE("auto blurs on the CPU while the GPUs start, and on the GPU once they have",
           "[gpu][pool]") {
   const BlurParameters p = test::make_test_parameters(7, 1.5);
