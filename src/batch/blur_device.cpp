@@ -1,6 +1,8 @@
 // blur_device.cpp — GPU start-up on a thread, and the CPU when the GPUs cannot blur.
 #include "batch/blur_device.hpp"
 
+#include <tbb/task_arena.h>
+
 #include <chrono>
 
 #include "base/errors.hpp"
@@ -148,16 +150,23 @@ double cpu_blur_work(const PreparedImage& image) {
          taps;
 }
 
-// The most work blurred on the CPU while the GPUs start: a moment's on one core (a 1080p RGB 7x7
-// Gaussian is about a third of it). A larger blur could outlast the start it fills, and leave
-// the image slower on the CPU than it would have been waiting for a GPU.
-constexpr double kCpuBlurWhileStarting = double(std::uint64_t{1} << 28);
+// The most work blurred on the CPU while the GPUs start, for each thread the CPU's blur of an
+// image runs on (in bands, on every thread of the batch): a moment's (a 1080p RGB 7x7 Gaussian is
+// about a third of one thread's). A larger blur could outlast the start it fills, and leave the
+// image slower on the CPU than it would have been waiting for a GPU; a smaller limit left the
+// CPU's threads idle while a batch of large images waited for the GPUs' contexts.
+constexpr double kCpuBlurWhileStartingPerThread = double(std::uint64_t{1} << 28);
+
+bool light_for_cpu(const PreparedImage& image) {
+  return cpu_blur_work(image) <=
+         kCpuBlurWhileStartingPerThread * tbb::this_task_arena::max_concurrency();
+}
 
 }  // namespace
 
 bool BlurDevice::may_blur_on_cpu(const PreparedImage& image) const {
   if (choice_ != DeviceChoice::kAuto) return choice_ == DeviceChoice::kCpu;
-  if (starting()) return cpu_blur_work(image) <= kCpuBlurWhileStarting;
+  if (starting()) return light_for_cpu(image);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (gpu_failed_) return true;
@@ -166,8 +175,7 @@ bool BlurDevice::may_blur_on_cpu(const PreparedImage& image) const {
 }
 
 bool BlurDevice::blur_on_cpu_while_starting(PreparedImage& image, FileResult& result) {
-  if (choice_ != DeviceChoice::kAuto || cpu_blur_work(image) > kCpuBlurWhileStarting ||
-      !starting()) {
+  if (choice_ != DeviceChoice::kAuto || !light_for_cpu(image) || !starting()) {
     return false;
   }
   blur_on_cpu(image, result);

@@ -45,10 +45,10 @@ class BlurDevice {
   void blur(PreparedImage& image, const std::string& key, FileResult& result,
             CodecWork* codec = nullptr);
 
-  /// With `auto`, while the GPUs are still starting, an image whose blur is light work for the CPU
-  /// (a 1080p photo's Gaussian, not an 8K image's 31x31): blurs it on the CPU (the same bytes) and
-  /// returns true. Otherwise false, at once. For a batch, whose CPU threads would stand idle
-  /// meanwhile once its images in flight all wait for the GPUs.
+  /// With `auto`, while the GPUs are still starting, an image whose blur is light work for the
+  /// CPU's threads (a 1080p photo's Gaussian on any number; an 8K image's 31x31 on 32, not on 16):
+  /// blurs it on the CPU (the same bytes) and returns true. Otherwise false, at once. For a batch,
+  /// whose CPU threads would stand idle meanwhile once its images in flight all wait for the GPUs.
   bool blur_on_cpu_while_starting(PreparedImage& image, FileResult& result);
 
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
