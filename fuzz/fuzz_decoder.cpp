@@ -2,7 +2,7 @@
 // read path, for kernel cache entries and for EXIF into TIFF: one binary, fuzzing the target its
 // name gives (fuzz/build.sh links fuzz_png, fuzz_jpeg, ... to it, the names `fuzz_decoder
 // --targets` lists). A format's target runs its row's decoder (jpeg: its header facts and
-// metadata splice too); read: read_file, which sniffs the first bytes before it reads the rest,
+// metadata splice too; pnm: the raw layout's samples against the decoder's); read: read_file, which sniffs the first bytes before it reads the rest,
 // from a regular file and from a pipe, then decode_image; cache: kernel cache entries; exif: an
 // EXIF block from a file written into a TIFF and read back. A decoder may refuse its input with
 // IoError; anything else (a crash, a sanitizer report, a hang, an allocation past libFuzzer's
@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "codecs/image_encode.hpp"
 #include "codecs/jpeg_codec.hpp"
 #include "codecs/jpeg_markers.hpp"
+#include "codecs/raw_samples.hpp"
 #include "jit/kernel_cache.hpp"
 
 namespace {
@@ -86,10 +88,35 @@ void jpeg_facts(const std::uint8_t* data, std::size_t size) {
   }
 }
 
+// Where a raw file's layout (raw_samples.hpp, from its first 4 KiB) says its samples can be read
+// as they lie, the decoder must take the file and give those samples, sample for sample.
+void raw_agrees(const std::uint8_t* data, std::size_t size) {
+  using namespace gpublur;
+  const std::optional<RawLayout> layout =
+      raw_layout(data, std::min<std::size_t>(size, 4096), size, kLimits);
+  if (!layout) return;
+  DecodedImage raw = raw_image(*layout);
+  std::memcpy(raw.image.data(), data + layout->offset, static_cast<std::size_t>(layout->bytes()));
+  if (layout->swapped) swap_sample_bytes(raw.image.data(), static_cast<std::size_t>(layout->bytes()));
+  DecodedImage decoded;
+  try {
+    decoded = decode_image(std::vector<std::uint8_t>(data, data + size), "fuzz.pnm", kLimits);
+  } catch (const IoError&) {
+    std::abort();  // the layout took a file the decoder refuses
+  }
+  if (decoded.image.sample_format() != raw.image.sample_format() ||
+      decoded.image.byte_count() != raw.image.byte_count() ||
+      decoded.image.channels() != raw.image.channels() ||
+      std::memcmp(decoded.image.data(), raw.image.data(), raw.image.byte_count()) != 0) {
+    std::abort();
+  }
+}
+
 void decode(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
   if (const Codec* codec = find_codec(target)) {
     if (codec->format == ImageFormat::kJpeg) jpeg_facts(data, size);
+    if (codec->format == ImageFormat::kPnm) raw_agrees(data, size);
     codec->decode(data, size, kLimits);
     return;
   }
