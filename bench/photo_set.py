@@ -3,11 +3,14 @@
 from Debian's plasma-workspace-wallpapers (eleven 2560x1600 JPEGs of real scenes), each crop from
 a seeded random scale, position and mirror, so no two files hold the same pixels.
 
-usage: photo_set.py PHOTOS OUT [--hd N] [--uhd N] [--raw8k N] [--png N] [--quality 95]
+usage: photo_set.py PHOTOS OUT [--hd N] [--uhd N] [--raw8k N] [--raw8k-formats ppm,bmp,tif]
+                    [--png N] [--quality 95]
 
   --hd N     N 1920x1080 JPEGs in OUT/hd-jpg: half 4:2:0, half 4:4:4, as cameras write them
   --uhd N    N 3840x2160 JPEGs in OUT/uhd-jpg (upscaled 1.5-1.7x before cropping), half each
   --raw8k N  N 7680x4320 binary PPMs in OUT/8k-ppm (upscaled 3x): no codec work
+  --raw8k-formats  the raw 8K files' formats (default ppm): also bmp (24-bit, OUT/8k-bmp) and tif
+             (uncompressed, OUT/8k-tif), the same crops
   --png N    N 1920x1080 PNGs in OUT/hd-png (OpenCV's default compression)
 A folder that already holds N files is left as it is. Needs numpy and cv2.
 """
@@ -38,6 +41,10 @@ def make(job):
         params = []
     elif kind == "ppm":
         params = [cv2.IMWRITE_PXM_BINARY, 1]
+    elif kind == "bmp":
+        params = []
+    elif kind == "tif":
+        params = [cv2.IMWRITE_TIFF_COMPRESSION, 1]  # none
     elif hasattr(cv2, "IMWRITE_JPEG_SAMPLING_FACTOR"):
         params = [cv2.IMWRITE_JPEG_QUALITY, quality,
                   cv2.IMWRITE_JPEG_SAMPLING_FACTOR, SUBSAMPLING[kind]]
@@ -71,6 +78,7 @@ def main():
     p.add_argument("--hd", type=int, default=0)
     p.add_argument("--uhd", type=int, default=0)
     p.add_argument("--raw8k", type=int, default=0)
+    p.add_argument("--raw8k-formats", default="ppm")
     p.add_argument("--png", type=int, default=0)
     p.add_argument("--quality", type=int, default=95)
     a = p.parse_args()
@@ -85,9 +93,9 @@ def main():
         if a.uhd:
             build(photos, os.path.join(a.out, "uhd-jpg"), a.uhd, 3840, 2160, 1.5, 1.7, "jpg",
                   ["420", "444"], a.quality, pool)
-        if a.raw8k:
-            build(photos, os.path.join(a.out, "8k-ppm"), a.raw8k, 7680, 4320, 3.0, 3.2, "ppm",
-                  ["ppm"], a.quality, pool)
+        for ext in a.raw8k_formats.split(",") if a.raw8k else []:
+            build(photos, os.path.join(a.out, "8k-" + ext), a.raw8k, 7680, 4320, 3.0, 3.2, ext,
+                  [ext], a.quality, pool)
         if a.png:
             build(photos, os.path.join(a.out, "hd-png"), a.png, 1920, 1080, 0.75, 1.0, "png",
                   ["png"], a.quality, pool)
