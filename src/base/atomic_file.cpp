@@ -274,13 +274,13 @@ void write_file_atomically(const std::string& path, const std::vector<std::uint8
   write_file_atomically(path, std::vector<ByteSpan>{{bytes.data(), bytes.size()}}, durability);
 }
 
-void write_file_atomically(const std::string& path, const std::vector<ByteSpan>& bytes,
+void write_file_atomically(const std::string& path, const std::vector<ByteSpan>& pieces,
                            Durability durability) {
   const Destination d = destination_of(path);
   if (d.kind == Destination::Kind::kInPlace) {
-    write_in_place(d, bytes, durability, path);
+    write_in_place(d, pieces, durability, path);
   } else {
-    replace(d, bytes, durability, path);
+    replace(d, pieces, durability, path);
   }
 }
 

@@ -257,3 +257,21 @@ TEST_CASE("the output directory is made once, or refused once", "[atomic]") {
                       Catch::Contains("Permission denied"));
   }
 }
+
+TEST_CASE("pieces are written one after another, to a file and into a FIFO alike", "[atomic]") {
+  const TempDir dir;
+  const Bytes header{'P', '5'}, empty, samples{1, 2, 3, 4};
+  const std::vector<ByteSpan> pieces{{header.data(), header.size()},
+                                     {empty.data(), empty.size()},
+                                     {samples.data(), samples.size()}};
+  write_bytes(dir.file("out.pgm"), kNew);
+  write_file_atomically(dir.file("out.pgm"), pieces, Durability::kFlushed);
+  CHECK(read_bytes(dir.file("out.pgm")) == Bytes{'P', '5', 1, 2, 3, 4});
+  CHECK(temporaries_in(dir.path) == 0);
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  Bytes read;
+  std::thread reader([&] { read = read_bytes(dir.file("fifo")); });
+  write_file_atomically(dir.file("fifo"), pieces, Durability::kRenamed);
+  reader.join();
+  CHECK(read == Bytes{'P', '5', 1, 2, 3, 4});
+}
