@@ -2,14 +2,20 @@
 // (libtiff's global handlers would print to stderr and race between threads).
 #include "codecs/tiff_codec.hpp"
 
+#include <libdeflate.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 #include <tiffio.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "base/errors.hpp"
@@ -18,8 +24,66 @@
 namespace gpublur {
 namespace {
 
-// libdeflate's level for the image data TIFF outputs hold.
+// libdeflate's level for the image data TIFF outputs hold: level 1, as PNG's default
+// (encode_options.hpp); libtiff's default, 6, took several times as long for a somewhat smaller
+// file (bench/RESULTS.md).
 constexpr int kTiffDeflateLevel = 1;
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const noexcept { libdeflate_free_compressor(c); }
+};
+
+// Rows as TIFF's horizontal predictor stores them, in place: each sample less the sample a pixel
+// before it in its row (modulo its bits), each row's first pixel as it is.
+template <typename Sample>
+void predict(Sample* rows, std::size_t row_samples, std::size_t count, std::size_t channels) {
+  for (std::size_t y = 0; y < count; ++y) {
+    Sample* row = rows + y * row_samples;
+    for (std::size_t i = row_samples; i-- > channels;)
+      row[i] = static_cast<Sample>(row[i] - row[i - channels]);
+  }
+}
+
+// The image's strips of `rows_per_strip` rows, each predicted and Deflated into a zlib stream (as
+// TIFF's Adobe Deflate holds it), strips on several threads at once: on one, an 8K image's
+// Deflate took most of a second. Isolated, so that a batch's thread waiting here takes up no
+// other image's work.
+template <typename Sample>
+std::vector<std::vector<std::uint8_t>> compressed_strips(const Raster<Sample>& image,
+                                                         std::uint32_t rows_per_strip) {
+  const std::size_t row_samples = image.row_samples();
+  const auto height = static_cast<std::size_t>(image.height);
+  const std::size_t strips = (height + rows_per_strip - 1) / rows_per_strip;
+  std::vector<std::vector<std::uint8_t>> out(strips);
+  std::atomic<bool> failed{false};
+  tbb::this_task_arena::isolate([&] {
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, strips),
+                      [&](const tbb::blocked_range<std::size_t>& range) {
+      const std::unique_ptr<libdeflate_compressor, CompressorDeleter> compressor(
+          libdeflate_alloc_compressor(kTiffDeflateLevel));
+      if (!compressor) {
+        failed = true;
+        return;
+      }
+      std::vector<Sample> rows(row_samples * rows_per_strip);
+      for (std::size_t s = range.begin(); s != range.end(); ++s) {
+        const std::size_t first = s * rows_per_strip;
+        const std::size_t count = std::min<std::size_t>(rows_per_strip, height - first);
+        std::copy_n(image.pixels.data() + first * row_samples, count * row_samples, rows.data());
+        predict(rows.data(), row_samples, count, static_cast<std::size_t>(image.channels));
+        const std::size_t bytes = count * row_samples * sizeof(Sample);
+        std::vector<std::uint8_t>& strip = out[s];
+        strip.resize(libdeflate_zlib_compress_bound(compressor.get(), bytes));
+        const std::size_t size = libdeflate_zlib_compress(compressor.get(), rows.data(), bytes,
+                                                          strip.data(), strip.size());
+        if (size == 0) failed = true;
+        strip.resize(size);
+      }
+    });
+  });
+  if (failed) throw IoError("cannot encode TIFF: libdeflate failed");
+  return out;
+}
 
 // The file libtiff reads from (data) or writes into (out).
 struct MemoryFile {
@@ -421,11 +485,11 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
     const std::uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
     TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, extra);
   }
+  // Strips predicted and Deflated here (compressed_strips), written as they are.
   TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
   TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
-  // Deflate's level 1, as PNG's default (encode_options.hpp): libtiff's default, 6, took several
-  // times as long for a somewhat smaller file (bench/RESULTS.md).
-  TIFFSetField(tif, TIFFTAG_ZIPQUALITY, kTiffDeflateLevel);
+  const std::uint32_t rows_per_strip = std::max<std::uint32_t>(1, TIFFDefaultStripSize(tif, 0));
+  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
   if (icc_to_write(metadata)) {
     TIFFSetField(tif, TIFFTAG_ICCPROFILE, static_cast<std::uint32_t>(metadata.icc.size()),
                  metadata.icc.data());
@@ -442,20 +506,11 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
                  : metadata.density->unit == Density::Unit::kInch     ? RESUNIT_INCH
                                                                       : RESUNIT_NONE);
   }
-  // A whole strip at a time: libtiff hands its Deflate to libdeflate (several times zlib's speed)
-  // only where a call gives it a whole strip, never row by row.
-  const std::uint32_t rows_per_strip = TIFFDefaultStripSize(tif, 0);
-  TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
-  const std::size_t row_samples = image.row_samples();
-  // The predictor works in place on what it is given: a copy of each strip.
-  std::vector<Sample> strip(row_samples * rows_per_strip);
-  const auto height = static_cast<std::uint32_t>(image.height);
-  for (std::uint32_t y = 0, s = 0; y < height; y += rows_per_strip, ++s) {
-    const std::size_t rows = std::min(rows_per_strip, height - y);
-    std::memcpy(strip.data(), image.pixels.data() + y * row_samples,
-                rows * row_samples * sizeof(Sample));
-    if (TIFFWriteEncodedStrip(tif, s, strip.data(),
-                              static_cast<tmsize_t>(rows * row_samples * sizeof(Sample))) < 0)
+  const std::vector<std::vector<std::uint8_t>> strips = compressed_strips(image, rows_per_strip);
+  for (std::size_t s = 0; s < strips.size(); ++s) {
+    if (TIFFWriteRawStrip(tif, static_cast<std::uint32_t>(s),
+                          const_cast<std::uint8_t*>(strips[s].data()),
+                          static_cast<tmsize_t>(strips[s].size())) < 0)
       h.fail("cannot encode TIFF");
   }
   if (!h.close()) h.fail("cannot encode TIFF");

@@ -130,6 +130,31 @@ TEST_CASE("16-bit images round-trip through PNG, TIFF and PNM and stay 16-bit", 
   CHECK_THROWS_AS(encode_image(test::random_image16(4, 4, 3, 1), ImageFormat::kJpeg), UsageError);
 }
 
+TEST_CASE("TIFF's strips, predicted and compressed on several threads, read back whole",
+          "[codec][tiff]") {
+  // One pixel; one column (a strip of many rows); rows wider than a strip (one row a strip, the
+  // predictor over thousands of samples); an odd last strip.
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{1, 3000}, std::pair{3001, 7},
+                             std::pair{97, 4099}}) {
+    for (int channels = 1; channels <= 4; ++channels) {
+      CAPTURE(w, h, channels);
+      const auto seed = static_cast<std::uint32_t>(w + h + channels);
+      const Image in8 = test::random_image(w, h, channels, seed);
+      const Image16 in16 = test::random_image16(w, h, channels, seed);
+      CHECK(decode(encode_image(in8, ImageFormat::kTiff)).image.get<Image>().pixels == in8.pixels);
+      CHECK(decode(encode_image(in16, ImageFormat::kTiff)).image.get<Image16>().pixels ==
+            in16.pixels);
+    }
+  }
+  // A smooth image, as photographs are: the predictor's differences compress.
+  Image ramp = make_image(512, 256, 3);
+  for (std::size_t i = 0; i < ramp.pixels.size(); ++i)
+    ramp.pixels[i] = static_cast<std::uint8_t>(i / 3 % 512 / 2);
+  const Bytes file = encode_image(ramp, ImageFormat::kTiff);
+  CHECK(file.size() < ramp.pixels.size() / 20);
+  CHECK(decode(file).image.get<Image>().pixels == ramp.pixels);
+}
+
 TEST_CASE("HDR round-trips within RGBE's precision and stays floating-point", "[codec]") {
   for (int width : {5, 17, 300}) {  // flat scanlines below 8 wide, run-length encoded above
     ImageF in = make_raster<float>(width, 9, 3);
