@@ -1,4 +1,4 @@
-// regular_file.cpp — open without waiting, fstat, then read.
+// regular_file.cpp — stat, open without waiting, fstat, then read.
 #include "base/regular_file.hpp"
 
 #include <fcntl.h>
@@ -10,30 +10,38 @@
 
 namespace gpublur {
 
-std::optional<FileStart> read_regular_file(const std::string& path, std::size_t limit) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  std::optional<FileStart> start;
+int open_regular_file(const std::string& path, std::uint64_t& size) {
   struct stat st {};
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0) {
-    const auto size = static_cast<std::uint64_t>(st.st_size);
-    std::vector<std::uint8_t> data(static_cast<std::size_t>(std::min<std::uint64_t>(size, limit)));
-    std::size_t done = 0;
-    bool failed = false;
-    while (done < data.size()) {
-      const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-      if (n < 0 && errno == EINTR) continue;
-      failed = n < 0;
-      if (n <= 0) break;
-      done += static_cast<std::size_t>(n);
-    }
-    if (!failed) {
-      data.resize(done);
-      start = FileStart{std::move(data), size <= limit && done == size};
-    }
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+  // O_NONBLOCK: should a FIFO have taken the file's place since, opening it does not wait.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return -1;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) {
+    ::close(fd);
+    return -1;
+  }
+  size = static_cast<std::uint64_t>(st.st_size);
+  return fd;
+}
+
+std::optional<FileStart> read_regular_file(const std::string& path, std::size_t limit) {
+  std::uint64_t size = 0;
+  const int fd = open_regular_file(path, size);
+  if (fd < 0) return std::nullopt;
+  std::vector<std::uint8_t> data(static_cast<std::size_t>(std::min<std::uint64_t>(size, limit)));
+  std::size_t done = 0;
+  bool failed = false;
+  while (done < data.size()) {
+    const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    failed = n < 0;
+    if (n <= 0) break;
+    done += static_cast<std::size_t>(n);
   }
   ::close(fd);
-  return start;
+  if (failed) return std::nullopt;
+  data.resize(done);
+  return FileStart{std::move(data), size <= limit && done == size};
 }
 
 }  // namespace gpublur

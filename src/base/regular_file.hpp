@@ -16,9 +16,15 @@ struct FileStart {
   bool whole = false;               // the file is no longer than the limit, and all of it is here
 };
 
+/// A read-only descriptor of the regular file at `path` (its size in `size`), or -1 where it is
+/// not one or cannot be opened; the caller closes it. Anything else is never opened: opening a
+/// FIFO lets its writer through, and closing it again leaves that writer without a reader (killed
+/// by SIGPIPE) and whoever opens it next without a writer; a tape rewinds when closed. Looked at
+/// (stat) before it is opened, and again (fstat) once open.
+int open_regular_file(const std::string& path, std::uint64_t& size);
+
 /// Up to `limit` bytes from the start of the regular file at `path`; nullopt where it cannot be
-/// opened or read, or is not a regular file. Opened with O_NONBLOCK, so opening a FIFO never
-/// waits for a writer.
+/// opened or read, or is not a regular file (open_regular_file: anything else is never opened).
 std::optional<FileStart> read_regular_file(const std::string& path, std::size_t limit);
 
 }  // namespace gpublur

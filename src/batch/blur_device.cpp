@@ -150,16 +150,23 @@ double cpu_blur_work(const PreparedImage& image) {
          taps;
 }
 
-// The most work blurred on the CPU while the GPUs start, for each thread the CPU's blur of an
-// image runs on (in bands, on every thread of the batch): a moment's (a 1080p RGB 7x7 Gaussian is
+// The most work of one image blurred on the CPU while the GPUs start, for each thread the CPU's
+// blur runs on (in bands, on every thread of the batch): a moment's (a 1080p RGB 7x7 Gaussian is
 // about a third of one thread's). A larger blur could outlast the start it fills, and leave the
 // image slower on the CPU than it would have been waiting for a GPU; a smaller limit left the
 // CPU's threads idle while a batch of large images waited for the GPUs' contexts.
 constexpr double kCpuBlurWhileStartingPerThread = double(std::uint64_t{1} << 28);
+// The most work of all the images on the CPU at once while the GPUs start, in those moments a
+// thread: about as long as the contexts take, so that images that each pass the limit above do
+// not, together, hold the CPU long after the GPUs are ready.
+constexpr double kCpuMomentsWhileStarting = 8;
+
+double thread_moments(double moments) {
+  return moments * kCpuBlurWhileStartingPerThread * tbb::this_task_arena::max_concurrency();
+}
 
 bool light_for_cpu(const PreparedImage& image) {
-  return cpu_blur_work(image) <=
-         kCpuBlurWhileStartingPerThread * tbb::this_task_arena::max_concurrency();
+  return cpu_blur_work(image) <= thread_moments(1);
 }
 
 }  // namespace
@@ -178,7 +185,23 @@ bool BlurDevice::blur_on_cpu_while_starting(PreparedImage& image, FileResult& re
   if (choice_ != DeviceChoice::kAuto || !light_for_cpu(image) || !starting()) {
     return false;
   }
-  blur_on_cpu(image, result);
+  const double work = cpu_blur_work(image);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (cpu_work_while_starting_ + work > thread_moments(kCpuMomentsWhileStarting)) return false;
+    cpu_work_while_starting_ += work;
+  }
+  const auto admitted = [&] {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    cpu_work_while_starting_ -= work;
+  };
+  try {
+    blur_on_cpu(image, result);
+  } catch (...) {
+    admitted();
+    throw;
+  }
+  admitted();
   result.notes.push_back("blurred on the CPU while the GPUs started");
   return true;
 }

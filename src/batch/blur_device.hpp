@@ -46,9 +46,10 @@ class BlurDevice {
             CodecWork* codec = nullptr);
 
   /// With `auto`, while the GPUs are still starting, an image whose blur is light work for the
-  /// CPU's threads (a 1080p photo's Gaussian on any number; an 8K image's 31x31 on 32, not on 16):
-  /// blurs it on the CPU (the same bytes) and returns true. Otherwise false, at once. For a batch,
-  /// whose CPU threads would stand idle meanwhile once its images in flight all wait for the GPUs.
+  /// CPU's threads (a 1080p photo's Gaussian on any number; an 8K image's 31x31 on 32, not on 16),
+  /// while the images blurred so meanwhile are a few moments' work of them all: blurs it on the
+  /// CPU (the same bytes) and returns true. Otherwise false, at once. For a batch, whose CPU
+  /// threads would stand idle meanwhile once its images in flight all wait for the GPUs.
   bool blur_on_cpu_while_starting(PreparedImage& image, FileResult& result);
 
   /// Waits for the GPUs' start-up; the pool when one is usable (else nullptr, `why` says why).
@@ -85,6 +86,7 @@ class BlurDevice {
   std::once_flag announce_once_;
   mutable std::mutex mutex_;  // guards the flags below
   bool gpu_failed_ = false;   // the GPUs failed during the run: the CPU takes the rest (auto)
+  double cpu_work_while_starting_ = 0;  // blur_on_cpu_while_starting's work under way
   bool used_cpu_ = false;
 };
 

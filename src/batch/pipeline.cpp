@@ -248,8 +248,17 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
 void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRoute& route,
                MemoryBudget& budget) {
   FileResult& r = item.result;
-  // A raw image whose GPUs failed since it was read: room for the CPU's result beside it.
-  if (item.raw) hold(item, budget, raw_holds(item, device));
+  // A raw image's room as it is blurred: twice its image where the GPUs have failed since it was
+  // read (or never started) and the CPU blurs it. Where they are still starting, its blur waits
+  // for them anyway: it waits here, so that the room is set for the device that will blur it.
+  // (An image a GPU fails, whose blur the CPU then takes alone, is not counted again.)
+  if (item.raw) {
+    if (device.starting() && !device.may_blur_on_cpu(*item.prepared)) {
+      std::string why;
+      device.gpus(why);
+    }
+    hold(item, budget, raw_holds(item, device));
+  }
   const std::string key = kernel_key(*item.prepared);
   CodecWork work;
   const bool gpu_decoded = !item.jpeg.empty();

@@ -1,8 +1,6 @@
 // raw_read.cpp — the header's bytes, then the samples by pread, a piece on each thread.
 #include "batch/raw_read.hpp"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <tbb/parallel_for.h>
@@ -12,6 +10,7 @@
 #include <atomic>
 #include <cerrno>
 
+#include "base/regular_file.hpp"
 #include "base/stop_signals.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/raw_samples.hpp"
@@ -58,13 +57,9 @@ bool read_at(int fd, std::uint8_t* out, std::size_t size, std::uint64_t offset) 
 
 std::optional<RawRead> read_raw_image(const std::string& path, const DecodeLimits& limits) {
   if (path == "-") return std::nullopt;
-  // O_NONBLOCK: a FIFO named here is never waited on (and is not a regular file: left alone).
-  const Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-  if (fd.get() < 0) return std::nullopt;
-  struct stat info {};
-  if (::fstat(fd.get(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
-  const auto file_bytes = static_cast<std::uint64_t>(info.st_size);
-  if (file_bytes > kMaxFileBytes) return std::nullopt;
+  std::uint64_t file_bytes = 0;
+  const Descriptor fd(open_regular_file(path, file_bytes));  // a FIFO or device: never opened
+  if (fd.get() < 0 || file_bytes > kMaxFileBytes) return std::nullopt;
   std::uint8_t start[kHeaderBytes];
   const std::size_t looked = static_cast<std::size_t>(std::min<std::uint64_t>(file_bytes, kHeaderBytes));
   if (looked == 0 || !read_at(fd.get(), start, looked, 0)) return std::nullopt;

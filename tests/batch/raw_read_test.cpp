@@ -3,9 +3,14 @@
 // format, a file that ends early, a FIFO, standard input) left to the ordinary read.
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "batch/raw_read.hpp"
 #include "codecs/image_decode.hpp"
@@ -69,7 +74,25 @@ TEST_CASE("what the raw read does not take is left to the ordinary read", "[batc
   write(dir.file("a.ppm"), ppm);
   CHECK_FALSE(read_raw_image(dir.file("a.ppm"), DecodeLimits{1000, 0}));
   CHECK(read_raw_image(dir.file("a.ppm"), {}));
-  // A FIFO is never opened for reading as a file, nor waited on.
-  REQUIRE(::mkfifo(dir.file("fifo.ppm").c_str(), 0600) == 0);
-  CHECK_FALSE(read_raw_image(dir.file("fifo.ppm"), {}));
+}
+
+TEST_CASE("a FIFO is never opened: its writer stays waiting for the real reader", "[batch][raw]") {
+  // Opening it would let a writer waiting in open() through, and closing it again would leave
+  // that writer without a reader (killed by SIGPIPE) and the ordinary read without a writer.
+  const test::TempDir dir;
+  const std::string fifo = dir.file("fifo.ppm");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  std::atomic<bool> opened{false};
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);  // waits for a reader
+    opened = true;
+    if (fd >= 0) ::close(fd);
+  });
+  CHECK_FALSE(read_raw_image(fifo, {}));
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  CHECK_FALSE(opened);
+  const int reader = ::open(fifo.c_str(), O_RDONLY);  // the real reader lets it go
+  writer.join();
+  if (reader >= 0) ::close(reader);
+  CHECK(opened);
 }
