@@ -191,17 +191,15 @@ bool BlurDevice::blur_on_cpu_while_starting(PreparedImage& image, FileResult& re
     if (cpu_work_while_starting_ + work > thread_moments(kCpuMomentsWhileStarting)) return false;
     cpu_work_while_starting_ += work;
   }
-  const auto admitted = [&] {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    cpu_work_while_starting_ -= work;
-  };
-  try {
-    blur_on_cpu(image, result);
-  } catch (...) {
-    admitted();
-    throw;
-  }
-  admitted();
+  struct Admitted {  // gives the work back however the blur ends
+    BlurDevice& device;
+    double work;
+    ~Admitted() {
+      const std::lock_guard<std::mutex> lock(device.mutex_);
+      device.cpu_work_while_starting_ -= work;
+    }
+  } const admitted{*this, work};
+  blur_on_cpu(image, result);
   result.notes.push_back("blurred on the CPU while the GPUs started");
   return true;
 }
