@@ -5,23 +5,15 @@ ready. For device scripts that time whole runs and want to see where each one's 
 
 usage: stage_digest.py RUN.json
 """
-import json, statistics, sys
+import os, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from photo_batch import gpublur_report  # noqa: E402
 
 
 def main():
-    files, summary = [], {}
-    with open(sys.argv[1], errors="replace") as f:
-        for line in f:
-            if not line.startswith("{"):
-                continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if "summary" in record:
-                summary = record["summary"]
-            elif "ms" in record:
-                files.append(record)
+    files, summary = gpublur_report(sys.argv[1])
+    summary = summary or {}
     stages = []
     for r in files:
         stages += [k for k in r["ms"] if k not in stages]

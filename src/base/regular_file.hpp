@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "base/unique_handle.hpp"
+
 namespace gpublur {
 
 struct FileStart {
@@ -16,12 +18,20 @@ struct FileStart {
   bool whole = false;               // the file is no longer than the limit, and all of it is here
 };
 
-/// A read-only descriptor of the regular file at `path` (its size in `size`), or -1 where it is
-/// not one or cannot be opened; the caller closes it. Anything else is never opened: opening a
+/// A file descriptor, closed when its owner goes.
+struct FileDescriptorTraits {
+  using Handle = int;
+  static int null() noexcept { return -1; }
+  static void destroy(int fd);
+};
+using FileDescriptor = UniqueHandle<FileDescriptorTraits>;
+
+/// A read-only descriptor of the regular file at `path` (its size in `size`), or none where it is
+/// not one or cannot be opened. Anything else is never opened: opening a
 /// FIFO lets its writer through, and closing it again leaves that writer without a reader (killed
 /// by SIGPIPE) and whoever opens it next without a writer; a tape rewinds when closed. Looked at
 /// (stat) before it is opened, and again (fstat) once open.
-int open_regular_file(const std::string& path, std::uint64_t& size);
+FileDescriptor open_regular_file(const std::string& path, std::uint64_t& size);
 
 /// Up to `limit` bytes from the start of the regular file at `path`; nullopt where it cannot be
 /// opened or read, or is not a regular file (open_regular_file: anything else is never opened).

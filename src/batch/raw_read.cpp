@@ -24,20 +24,6 @@ constexpr std::size_t kHeaderBytes = 4096;
 // Each thread reads a piece of this size (even: 16-bit samples are swapped piece by piece).
 constexpr std::size_t kPieceBytes = std::size_t{8} << 20;
 
-class Descriptor {
- public:
-  explicit Descriptor(int fd) : fd_(fd) {}
-  ~Descriptor() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Descriptor(const Descriptor&) = delete;
-  Descriptor& operator=(const Descriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Reads `size` bytes at `offset`; false where the file ends first or a read fails.
 bool read_at(int fd, std::uint8_t* out, std::size_t size, std::uint64_t offset) {
   std::size_t done = 0;
@@ -58,10 +44,11 @@ bool read_at(int fd, std::uint8_t* out, std::size_t size, std::uint64_t offset) 
 std::optional<RawRead> read_raw_image(const std::string& path, const DecodeLimits& limits) {
   if (path == "-") return std::nullopt;
   std::uint64_t file_bytes = 0;
-  const Descriptor fd(open_regular_file(path, file_bytes));  // a FIFO or device: never opened
-  if (fd.get() < 0 || file_bytes > kMaxFileBytes) return std::nullopt;
+  const FileDescriptor fd = open_regular_file(path, file_bytes);  // a FIFO or device: never opened
+  if (!fd || file_bytes > kMaxFileBytes) return std::nullopt;
   std::uint8_t start[kHeaderBytes];
-  const std::size_t looked = static_cast<std::size_t>(std::min<std::uint64_t>(file_bytes, kHeaderBytes));
+  const auto looked =
+      static_cast<std::size_t>(std::min<std::uint64_t>(file_bytes, kHeaderBytes));
   if (looked == 0 || !read_at(fd.get(), start, looked, 0)) return std::nullopt;
   const std::optional<RawLayout> layout = raw_layout(start, looked, file_bytes, limits);
   if (!layout) return std::nullopt;
