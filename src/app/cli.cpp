@@ -31,8 +31,9 @@ using cli::choices_help;
 constexpr unsigned kMaxThreads = 1024;
 
 constexpr const char* kMoreHelp = R"(Depth:
-  16-bit PNG/PNM in and PNG out stay 16-bit; HDR in and .hdr out stay floating-point. Other
-  outputs get 8 bits (said with --verbose for 16-bit, with a warning for HDR).
+  16-bit PNG, TIFF and PNM in and PNG, TIFF or PNM out stay 16-bit; HDR in and .hdr out stay
+  floating-point. Other outputs get 8 bits (said with --verbose for 16-bit, with a warning for
+  HDR).
 
 Linear light:
   --linear decodes the sRGB curve to 16-bit linear light, blurs, and encodes again, so bright
