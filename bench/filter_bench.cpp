@@ -1,5 +1,5 @@
 // filter_bench.cpp — kernel time of gpublur's convolution matrix (dense: kernels/matrix_dense.cu;
-// of rank one: blur_general.cu) and unsharp mask, next to references measured in the same run:
+// of rank one: blur_mma.cu where its numbers fit, else separable_tile.cu) and unsharp mask, next to references measured in the same run:
 // the device-to-device copy of the same bytes (the floor) and NPP's nppiFilterBorder (the same
 // integer matrix and divisor, the border replicated as gpublur's clamp). CUDA events around every
 // launch, warm-up, median; buffers rotate through more than 4x the L2 so no launch finds its data

@@ -242,10 +242,14 @@ struct MatrixInteger {
   static constexpr i64 kMax = kMaxValue;
   static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
   static GB_HD Mid vertical_done(Mid a) { return a; }
+  // One sample (the tensor-core kernel finishes its outputs one by one, through this).
+  static GB_HD Sample finish_sample(Sum s, const Numbers& m) {
+    return finish_matrix<Sample, kMax>(s, m);
+  }
   static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
                            bool keep_alpha, const Numbers& m) {
     const int filtered = keep_alpha ? channels - 1 : channels;
-    for (int k = 0; k < filtered; ++k) out[k] = finish_matrix<Sample, kMax>(s[k], m);
+    for (int k = 0; k < filtered; ++k) out[k] = finish_sample(s[k], m);
     if (keep_alpha) out[channels - 1] = in[channels - 1];
   }
 };

@@ -54,6 +54,11 @@
 // recomputed by each block), and the horizontal taps as a plain tap-window table that lanes
 // gather from instead of ready-made fragments (2 KiB per chunk).
 //
+// A convolution matrix of rank one (kExactSums) runs the same walk: its column as the vertical
+// taps and its row as the horizontal ones, 16-bit integers whose high bytes are s8 where any is
+// negative (the products then take s8 operands, mma_ptx.cuh), no rounding between the passes
+// (m = a: 16 bits by the bound codegen checks) and Matrix8's finish of the exact sum.
+//
 // The pieces, each in its own file: mma_geometry.cuh (shapes, shared with codegen), mma_layout.cuh
 // (this instance's constants and shared-memory layout), mma_ptx.cuh, mma_taps.cuh (taps as
 // operands), mma_stage.cuh (input staging), mma_finish.cuh (the output bytes: the Gaussian's, or
@@ -70,6 +75,15 @@ namespace gb {
 constexpr int kBorderChecks = 0, kFilledEdges = 1, kInterior = 2;
 // Whether a step completes a unit's window: known to the caller, or checked (Walk::step).
 constexpr int kNever = 0, kAlways = 1, kMaybe = 2;
+
+// The intermediate of a column of the constant border (the constant v of `channel` in every
+// row): the Gaussian's taps sum to 2^16, so m = 256 v (+ 2^7 where the rounding rides in a row);
+// exact sums' m = v times the vertical taps' sum, as two's complement bits.
+__device__ __forceinline__ unsigned constant_mid(int channel) {
+  const unsigned v = constant_border(channel);
+  return kExactSums ? v * static_cast<unsigned>(tap_sum_y())
+                    : 256u * v + (kRoundInRow ? kVerticalRound : 0u);
+}
 
 // One warp's walk across its tile: what every step needs, and the step itself.
 struct Walk {
@@ -122,9 +136,8 @@ struct Walk {
   // outside the image, in the ring) as that of the columns the border maps them to: the vertical
   // product of a column outside the image is the product of the column it reads, and those lie
   // within kHaloX + 1 bytes of the edge, in the ring too. Lane: row lane % 16 of plane lane / 16.
-  // The constant border's columns outside are the constant v in every row, and the taps sum to
-  // 2^16, so their intermediate is m = 256 v (+ 2^7 where the rounding rides in a row): a low
-  // byte of 0 (or 128) and a high byte of v.
+  // The constant border's columns outside are the constant v in every row, so their intermediate
+  // is a constant too (constant_mid).
   __device__ __forceinline__ void fill_outside(int x_begin, int x_end) const {
     const unsigned base =
         stages_shared + kStages * kStageBytes + (lane >> 4) * kPlaneBytes + plane_row(lane & 15);
@@ -136,8 +149,7 @@ struct Walk {
         const int from = source_column(x, width, channel) - xv0;  // intermediate columns of the walk
         const int to = x - xv0;
         const unsigned v = !kConstantBorder ? lds8(base + plane_column(32 * ((from >> 5) % 3) + (from & 31)))
-                           : lane >= 16     ? constant_border(channel)
-                                            : (kRoundInRow ? kVerticalRound : 0u);
+                                            : (constant_mid(channel) >> (lane >= 16 ? 8 : 0)) & 255u;
         const int slot = (to >> 5) % 3;
         sts8(base + plane_column(32 * slot + (to & 31)), v);
         if (slot < 2) sts8(base + plane_column(32 * (slot + 3) + (to & 31)), v);  // the ring's copies
@@ -184,9 +196,9 @@ struct Walk {
     const bool due = kDue == kMaybe ? unit >= 0 : kDue == kAlways;
     constexpr int kUnitSlot = (kPhase + 1) % 3;  // narrow: unit = task - 2
     unsigned w[4];                              // narrow: the unit's N-tiles, the early ones first
-    InputWords inputs{};                        // the unsharp mask's: in flight through the step
+    InputWords inputs{};                        // kLoadsInputs: in flight through the step
     if constexpr (kDue != kNever) {  // not even compiled where no unit is due (compile time)
-      if (kUnsharp && due) inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
+      if (kLoadsInputs && due) inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
       if (kNarrow && due) narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w);
     }
     stage<kMode>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp

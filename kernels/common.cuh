@@ -33,18 +33,25 @@ constexpr int kSizeX = 2 * kRadiusX + 1;
 constexpr int kSizeY = 2 * kRadiusY + 1;
 
 #ifndef GB_POLICY  // blur_general.cu declares its own taps, of its policy's type
+// The taps' type: the Gaussian's are unsigned (2^16 in all); a convolution matrix's on the
+// tensor-core kernel (GB_EXACT_SUMS, mma_layout.cuh) are signed integers of 16 bits.
+#ifdef GB_EXACT_SUMS
+typedef int Tap;
+#else
+typedef unsigned Tap;
+#endif
 // Compile-time taps: in unrolled loops the index is a constant and the tap an immediate.
-__host__ __device__ constexpr unsigned tap_x(int i) {
-  constexpr unsigned taps[kSizeX] = GB_TAPS_X;
+__host__ __device__ constexpr Tap tap_x(int i) {
+  constexpr Tap taps[kSizeX] = GB_TAPS_X;
   return taps[i];
 }
-__host__ __device__ constexpr unsigned tap_y(int i) {
-  constexpr unsigned taps[kSizeY] = GB_TAPS_Y;
+__host__ __device__ constexpr Tap tap_y(int i) {
+  constexpr Tap taps[kSizeY] = GB_TAPS_Y;
   return taps[i];
 }
 // The same in constant memory, for loops too long to unroll (indexed at run time).
-__constant__ unsigned taps_x[kSizeX] = GB_TAPS_X;
-__constant__ unsigned taps_y[kSizeY] = GB_TAPS_Y;
+__constant__ Tap taps_x[kSizeX] = GB_TAPS_X;
+__constant__ Tap taps_y[kSizeY] = GB_TAPS_Y;
 #endif
 __constant__ unsigned border_value[4] = GB_BORDER_VALUE;
 

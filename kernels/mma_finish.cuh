@@ -1,13 +1,14 @@
 // mma_finish.cuh — the tensor-core kernel's output bytes from its horizontal sums. Each sum b is
 // Straight8's horizontal sum with the rounding 2^23 already in (mma_layout.cuh's kHorizontalC or
-// rounding row). The Gaussian's output is b's top byte. The unsharp mask's (the prelude defines
-// GB_FINISH_NUMBERS, Unsharp8's numbers, and GB_KEEP_ALPHA) is arithmetic.cuh's
-// Unsharp8::finish_sample of b - 2^23 and the input byte under the output: the function the CPU
-// twin and the other kernels store through, so every path gives the same bytes.
+// rounding row), or a matrix's exact sum S (kExactSums). The Gaussian's output is b's top byte.
+// The unsharp mask's (the prelude defines GB_FINISH_NUMBERS, Unsharp8's numbers, and
+// GB_KEEP_ALPHA) is arithmetic.cuh's Unsharp8::finish_sample of b - 2^23 and the input byte under
+// the output; a matrix's (GB_FINISH_NUMBERS: Matrix8's) is Matrix8::finish_sample of S: the
+// functions the CPU twin and the other kernels store through, so every path gives the same bytes.
 //
-// The unsharp mask needs each output's input byte: a lane loads the 8 input bytes under its 8
-// outputs of each of its two rows (load_inputs) when its step begins, and they arrive while the
-// step multiplies. The narrow product's results are in N-tile order (mma_products.cuh), so its
+// The unsharp mask needs each output's input byte, and so does alpha kept as it is: a lane loads
+// the 8 input bytes under its 8 outputs of each of its two rows (load_inputs) when its step
+// begins, and they arrive while the step multiplies. The narrow product's results are in N-tile order (mma_products.cuh), so its
 // lanes swap the input words into that order (narrow_inputs) with the transposition that swaps
 // the results out of it.
 #ifndef GB_MMA_FINISH_INCLUDED
@@ -25,15 +26,18 @@
 namespace gb {
 
 #ifdef GB_FINISH_NUMBERS
-constexpr bool kUnsharp = true;
+constexpr bool kUnsharp = !kExactSums;
 // Alpha (the last of 2 or 4 channels) kept as it is; 4 is a multiple of the channel count, so an
 // output byte's channel follows from its place in the lane's words.
 constexpr bool kKeepAlpha = GB_KEEP_ALPHA != 0;
 static_assert(!kKeepAlpha || kChannels == 2 || kChannels == 4, "alpha is the last of 2 or 4");
 #else
+static_assert(!kExactSums, "a matrix's finish needs its numbers");
 constexpr bool kUnsharp = false;
 constexpr bool kKeepAlpha = false;
 #endif
+// Whether the finish takes the input bytes under the outputs.
+constexpr bool kLoadsInputs = kUnsharp || kKeepAlpha;
 
 // The input bytes under a lane's outputs of a unit: rows g and g + 8, bytes 8t .. 8t + 7.
 struct InputWords {
@@ -43,7 +47,7 @@ struct InputWords {
 // Where a lane's outputs come from and go. lane_out (lane_in) is the lane's first output (input)
 // byte of the current unit: row y_first + g, byte x0 + 32 unit + 8t; the caller carries both, 32
 // bytes a unit. Units below units_inside have all 16 rows and 32 bytes in the image: two 8-byte
-// accesses each way and no checks. The input side is used by the unsharp mask alone.
+// accesses each way and no checks. The input side is used where the finish takes inputs alone.
 struct OutputTarget {
   unsigned char* __restrict__ out;
   const unsigned char* __restrict__ in;
@@ -55,7 +59,7 @@ struct OutputTarget {
   __device__ __forceinline__ void next_unit() {
     lane_out += 32;
     opaque(lane_out);
-    if (kUnsharp) lane_in += 32;
+    if (kLoadsInputs) lane_in += 32;
   }
 };
 
@@ -70,12 +74,12 @@ __device__ __forceinline__ OutputTarget output_target(unsigned char* __restrict_
   return o;
 }
 
-// The input bytes under the lane's outputs of `unit` (kUnsharp; else nothing is loaded). Bytes
+// The input bytes under the lane's outputs of `unit` (kLoadsInputs; else nothing is loaded). Bytes
 // outside the image are never stored, so they are left 0. kInside: every unit of the walk is.
 template <bool kInside>
 __device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l, int unit) {
   InputWords w{};
-  if constexpr (!kUnsharp) return w;
+  if constexpr (!kLoadsInputs) return w;
   if (kInside || unit < o.units_inside) {
     w.row[0] = *reinterpret_cast<const uint2*>(o.lane_in);
     w.row[1] = *reinterpret_cast<const uint2*>(o.lane_in + 8 * static_cast<ptrdiff_t>(o.in_pitch));
@@ -101,9 +105,23 @@ __device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l,
   return w;
 }
 
-// Four output bytes from their sums b0 .. b3 (the rounding in) as one word, byte k from b_k. The
-// unsharp mask's byte k also takes byte k of `in`, the input under it, and copies it where bit k of
-// `alpha` says the byte is alpha kept as it is.
+#ifdef GB_FINISH_NUMBERS
+// One output byte from its sum b (mod 2^32) and the input byte under it.
+__device__ __forceinline__ unsigned char finish_sample(unsigned b, unsigned char in) {
+#ifdef GB_EXACT_SUMS
+  (void)in;
+  constexpr gb_arith::MatrixScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
+  return gb_arith::Matrix8::finish_sample(static_cast<int>(b), numbers);  // |S| < 2^31
+#else
+  constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;
+  return gb_arith::Unsharp8::finish_sample(b - kHorizontalRound, in, numbers);
+#endif
+}
+#endif
+
+// Four output bytes from their sums b0 .. b3 (the rounding in) as one word, byte k from b_k. With
+// finishing numbers byte k also takes byte k of `in`, the input under it, and copies it where bit
+// k of `alpha` says the byte is alpha kept as it is.
 __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsigned b2, unsigned b3,
                                                 unsigned in, unsigned alpha) {
 #ifndef GB_FINISH_NUMBERS
@@ -111,16 +129,12 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
   (void)alpha;
   return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
 #else
-  constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
   const unsigned b[4] = {b0, b1, b2, b3};
   unsigned word = 0;
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const unsigned char v = static_cast<unsigned char>(in >> (8 * k));
-    const unsigned char o =
-        kKeepAlpha && ((alpha >> k) & 1u)
-            ? v
-            : gb_arith::Unsharp8::finish_sample(b[k] - kHorizontalRound, v, numbers);
+    const unsigned char o = kKeepAlpha && ((alpha >> k) & 1u) ? v : finish_sample(b[k], v);
     word |= static_cast<unsigned>(o) << (8 * k);
   }
   return word;

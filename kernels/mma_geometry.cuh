@@ -35,6 +35,19 @@ GB_HD_CONSTEXPR int pad_for(int halo_x) {
   return halo_x <= kNarrowLead ? 32 : (halo_x + 15) / 16 * 16;  // > kNarrowLead: at least 16
 }
 
+// A tap, or an intermediate of exact sums, is two bytes of the products' operands: 0 .. 2^16 - 1
+// (both bytes u8), or, where it may be negative, -2^15 .. 2^15 - 1 (the high byte s8).
+GB_HD_CONSTEXPR bool fits_two_bytes(long long q, bool is_signed) {
+  return is_signed ? q >= -32768 && q <= 32767 : q >= 0 && q <= 65535;
+}
+// Exact sums (a convolution matrix of rank one): the intermediate, a vertical sum of samples 0 ..
+// 255 under taps whose positive ones sum to `positive` and negative ones to -`negative`, lies in
+// -255 negative .. 255 positive, and is signed where any tap is negative.
+GB_HD_CONSTEXPR bool exact_mid_fits(long long positive, long long negative) {
+  return fits_two_bytes(255 * positive, negative > 0) &&
+         fits_two_bytes(-255 * negative, negative > 0);
+}
+
 // One kernel's shapes, from its vertical radius, horizontal halo (radius x channels, bytes), pad
 // (pad_for) and input stages.
 struct Geometry {

@@ -77,15 +77,51 @@ __host__ __device__ constexpr int plane_column(int c) {
 }
 constexpr int kWarpShared = kGeometry.warp_bytes();
 
+// A convolution matrix of rank one (GB_EXACT_SUMS; arithmetic.cuh's Matrix8): its column is the
+// vertical taps and its row the horizontal ones, integers, signed where any is negative; its sums
+// are exact, the intermediate is the vertical sum itself (16 bits, not rounded), and the output is
+// Matrix8's finish of the exact horizontal sum (mma_finish.cuh). Nothing rounds in the products.
+#ifdef GB_EXACT_SUMS
+constexpr bool kExactSums = true;
+#else
+constexpr bool kExactSums = false;
+#endif
+
+// Whether an axis has a negative tap: the high bytes of its taps are then signed operands (s8,
+// low bytes u8: q = 256 s8 + u8 for -2^15 <= q < 2^15), and a negative vertical tap makes the
+// intermediate signed too (kSignedMid: its high byte s8).
+__host__ __device__ constexpr bool any_negative_x() {
+  for (int i = 0; i < kSizeX; ++i) {
+    if (static_cast<long long>(tap_x(i)) < 0) return true;
+  }
+  return false;
+}
+__host__ __device__ constexpr bool any_negative_y() {
+  for (int i = 0; i < kSizeY; ++i) {
+    if (static_cast<long long>(tap_y(i)) < 0) return true;
+  }
+  return false;
+}
+constexpr bool kSignedX = any_negative_x();
+constexpr bool kSignedY = any_negative_y();
+constexpr bool kSignedMid = kSignedY;
+// The vertical taps' sum: the intermediate of a column of one value v is v times it.
+__host__ __device__ constexpr long long tap_sum_y() {
+  long long sum = 0;
+  for (int i = 0; i < kSizeY; ++i) sum += static_cast<long long>(tap_y(i));
+  return sum;
+}
+
 // The rounding, for free: where the slot has a row past the kernel's reach (kRowsNeeded <
 // kSlotRows), that row holds ones and gets weight 2^7 + 2^15 in every output row, so the
 // vertical product yields a + 2^7 + 2^15 and the planes hold m' = m + 2^7 (< 2^16: m <= 65280).
 // The horizontal taps sum to 2^16, so m' adds exactly the rounding 2^23 to every b. Only a
 // radius whose rows fill the slot (16 + 2r a multiple of 32) adds the constants to the products.
-constexpr bool kRoundInRow = kRowsNeeded < kSlotRows;
+// Exact sums take neither.
+constexpr bool kRoundInRow = !kExactSums && kRowsNeeded < kSlotRows;
 constexpr int kRoundRow = kSlotRows - 1;
-constexpr unsigned kVerticalC = kRoundInRow ? 0u : kVerticalRound;
-constexpr unsigned kHorizontalC = kRoundInRow ? 0u : kHorizontalRound;
+constexpr unsigned kVerticalC = kExactSums || kRoundInRow ? 0u : kVerticalRound;
+constexpr unsigned kHorizontalC = kExactSums || kRoundInRow ? 0u : kHorizontalRound;
 
 static_assert(kTileH == 16 * kWarps, "one warp per 16 rows");
 static_assert(kPad % 16 == 0 && kHaloX <= kPad, "tile shape");

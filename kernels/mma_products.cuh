@@ -15,11 +15,17 @@
 
 namespace gb {
 
-// Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8.
+// Vertical product of one task, stored as the low and high byte planes of m = (a + 2^7) >> 8
+// (exact sums: of m = a, which fits 16 bits, exact_mid_fits).
 // The lane's results are rows g and g + 8, byte columns 4t .. 4t + 3 and 16 + 4t .. 19 + 4t of
 // the task, at `slot` in the planes (plane_column of the slot's first column), and also at
 // `copy_slot` where it is not negative (the narrow ring's copies).
 // store_lane: the shared address of the lane's word (row g, word t) in the low plane's slot 0.
+// Where m lies in a = 256 acc_hi + acc_lo: bytes 1 and 2 (m = a >> 8, the rounding in), or for
+// exact sums bytes 0 and 1 (m = a). __byte_perm's selector for (a0, a1): m0's low byte, m1's,
+// m0's high byte, m1's.
+constexpr unsigned kMidBytes = kExactSums ? 0x5140u : 0x6251u;
+
 __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights,
                                               unsigned store_lane, int slot, int copy_slot) {
   unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
@@ -32,11 +38,11 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
     for (int i = 0; i < 4; ++i) {
       if (c == 0) {
         // 2^7 + sum < 2^24 (common.cuh): the rounding rides in the low product
-        mma_u8_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i], kVerticalC);
-        mma_u8_first(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
+        mma_k32_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i], kVerticalC);
+        mma_k32_first<kSignedY>(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
       } else {
-        mma_u8(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
-        mma_u8(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
+        mma_k32(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
+        mma_k32<kSignedY>(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
       }
     }
   }
@@ -52,10 +58,10 @@ __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weig
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         const int i = 2 * n + (k & 1), f = 2 * half + (k >> 1);
-        a[k] = acc_hi[i][f] * 256u + acc_lo[i][f];  // rounding already in; < 2^24
+        a[k] = acc_hi[i][f] * 256u + acc_lo[i][f];  // rounding already in; < 2^24 (mod 2^32)
       }
-      const unsigned x = __byte_perm(a[0], a[1], 0x6251);  // m's low and high bytes: bytes 1, 2
-      const unsigned y = __byte_perm(a[2], a[3], 0x6251);
+      const unsigned x = __byte_perm(a[0], a[1], kMidBytes);  // a0's m low, a1's, a0's high, a1's
+      const unsigned y = __byte_perm(a[2], a[3], kMidBytes);
       lo[half] = __byte_perm(x, y, 0x5410);
       hi[half] = __byte_perm(x, y, 0x7632);
     }
@@ -137,15 +143,15 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo,
         const uint2 q_lo = taps.get(c, j, 0);
         const uint2 q_hi = taps.get(c, j, 1);
         if (c == 0) {
-          mma_u8_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalC);  // 2^23 + sum < 2^31
-          mma_u8_first(mid[jj], m_lo, q_hi.x, q_hi.y);
-          mma_u8_first(hh[jj], m_hi, q_hi.x, q_hi.y);
+          mma_k32_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalC);  // 2^23 + sum < 2^31
+          mma_k32_first<false, kSignedX>(mid[jj], m_lo, q_hi.x, q_hi.y);
+          mma_k32_first<kSignedMid, kSignedX>(hh[jj], m_hi, q_hi.x, q_hi.y);
         } else {
-          mma_u8(ll[jj], m_lo, q_lo.x, q_lo.y);
-          mma_u8(mid[jj], m_lo, q_hi.x, q_hi.y);
-          mma_u8(hh[jj], m_hi, q_hi.x, q_hi.y);
+          mma_k32(ll[jj], m_lo, q_lo.x, q_lo.y);
+          mma_k32<false, kSignedX>(mid[jj], m_lo, q_hi.x, q_hi.y);
+          mma_k32<kSignedMid, kSignedX>(hh[jj], m_hi, q_hi.x, q_hi.y);
         }
-        mma_u8(mid[jj], m_hi, q_lo.x, q_lo.y);
+        mma_k32<kSignedMid>(mid[jj], m_hi, q_lo.x, q_lo.y);
       }
     }
 #pragma unroll
@@ -231,12 +237,12 @@ __device__ __forceinline__ unsigned narrow_outputs(const unsigned (&ll)[4],
   return finish_word(b[0], b[1], b[2], b[3], in, alpha);
 }
 
-// The narrow product's input words (kUnsharp): word j of lane t holds the input bytes under N-tile
+// The narrow product's input words (kLoadsInputs): word j of lane t holds the input bytes under N-tile
 // j's outputs 8j + 2t, + 1 of row g, then of row g + 8, narrow_outputs' order. The lane loaded
 // bytes 8t .. 8t + 7 of its rows: as words in the order of the outputs after quad_transpose, and
 // transposed back.
 __device__ __forceinline__ void narrow_inputs(const InputWords& in, Lane l, unsigned (&words)[4]) {
-  if constexpr (!kUnsharp) return;
+  if constexpr (!kLoadsInputs) return;
   words[0] = __byte_perm(in.row[0].x, in.row[1].x, 0x5410);
   words[1] = __byte_perm(in.row[0].x, in.row[1].x, 0x7632);
   words[2] = __byte_perm(in.row[0].y, in.row[1].y, 0x5410);
@@ -268,10 +274,10 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
     const unsigned m_lo[4] = {lo01.x, lo01.y, lo23.x, lo23.y};
     const unsigned m_hi[4] = {hi01.x, hi01.y, hi23.x, hi23.y};
     unsigned ll[4], mid[4], hh[4];
-    mma_u8_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalC);
-    mma_u8_first(mid, m_lo, taps.b[1][0], taps.b[1][1]);
-    mma_u8(mid, m_hi, taps.b[0][0], taps.b[0][1]);
-    mma_u8_first(hh, m_hi, taps.b[1][0], taps.b[1][1]);
+    mma_k32_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalC);
+    mma_k32_first<false, kSignedX>(mid, m_lo, taps.b[1][0], taps.b[1][1]);
+    mma_k32<kSignedMid>(mid, m_hi, taps.b[0][0], taps.b[0][1]);
+    mma_k32_first<kSignedMid, kSignedX>(hh, m_hi, taps.b[1][0], taps.b[1][1]);
     w[j] = narrow_outputs(ll, mid, hh, in[j], alpha);
   }
 }
@@ -289,10 +295,10 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
         window_pair(lane_offset, 0, kNarrowLead - kTinyLead + 8 * j);  // a0: row g, a1: g + 8
     const uint2 hi = window_pair(lane_offset, 1, kNarrowLead - kTinyLead + 8 * j);
     unsigned ll[4], mid[4], hh[4];
-    mma16_u8_first(ll, lo.x, lo.y, taps.b[0][0], kHorizontalC);
-    mma16_u8_first(mid, lo.x, lo.y, taps.b[1][0]);
-    mma16_u8(mid, hi.x, hi.y, taps.b[0][0]);
-    mma16_u8_first(hh, hi.x, hi.y, taps.b[1][0]);
+    mma_k16_first(ll, lo.x, lo.y, taps.b[0][0], kHorizontalC);
+    mma_k16_first<false, kSignedX>(mid, lo.x, lo.y, taps.b[1][0]);
+    mma_k16<kSignedMid>(mid, hi.x, hi.y, taps.b[0][0]);
+    mma_k16_first<kSignedMid, kSignedX>(hh, hi.x, hi.y, taps.b[1][0]);
     w[j] = narrow_outputs(ll, mid, hh, in[j], alpha);
   }
 }
@@ -304,9 +310,9 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
 // before them, so the step multiplies those first, before its copies and its vertical product,
 // as independent work beside that product's chain of latencies, and the rest after it
 // (horizontal_task_narrow). Measured: 4K RGB 7 x 7 faster; the k16 form's three early N-tiles
-// made 4K gray slower, so it takes none. The unsharp mask takes none either: its outputs wait
-// for the input bytes loaded as the step begins.
-constexpr int kEarlyTiles = kTiny || kUnsharp ? 0 : 2;
+// made 4K gray slower, so it takes none. A finish that takes the input bytes (the unsharp mask,
+// alpha kept) takes none either: its outputs wait for the bytes loaded as the step begins.
+constexpr int kEarlyTiles = kTiny || kLoadsInputs ? 0 : 2;
 // N-tiles kFirstTile .. kEndTile - 1 of the unit whose window starts in slot kSlot. load_lane: the
 // shared address of the lane's first word (row g, window byte 4t) of a unit whose window starts in
 // the low plane's slot 0.

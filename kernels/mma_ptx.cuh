@@ -1,43 +1,60 @@
-// mma_ptx.cuh — the PTX the tensor-core kernel is built from: integer mma (k32 and k16),
-// ldmatrix, shared-memory accesses by 32-bit address, cp.async, global stores, and opaque() to
-// keep values the compiler would re-derive in registers. No kernel constants; the files that use
+// mma_ptx.cuh — the PTX the tensor-core kernel is built from: integer mma (k32 and k16, u8 or s8
+// operands), ldmatrix, shared-memory accesses by 32-bit address, cp.async, global stores, and
+// opaque() to keep values the compiler would re-derive in registers. No kernel constants; the files that use
 // them say why each is used the way it is.
 #ifndef GB_MMA_PTX_INCLUDED
 #define GB_MMA_PTX_INCLUDED 1
 
 namespace gb {
 
-// d += a (16x32 u8, row-major) x b (32x8 u8, column-major), sums in s32.
-__device__ __forceinline__ void mma_u8(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0,
+// The integer products, each operand's bytes unsigned (u8) or signed (s8): kSA for a, kSB for b.
+// Every product but a convolution matrix's high bytes (mma_layout.cuh's kSignedX, kSignedY,
+// kSignedMid) is u8 x u8. GB_MMA_CASES writes the instruction once for each of the four pairs.
+#define GB_MMA_CASES(SHAPE, OPERANDS, ...)                                                    \
+  if constexpr (!kSA && !kSB) {                                                               \
+    asm("mma.sync.aligned." SHAPE ".row.col.s32.u8.u8.s32 " OPERANDS : __VA_ARGS__);        \
+  } else if constexpr (!kSA) {                                                                \
+    asm("mma.sync.aligned." SHAPE ".row.col.s32.u8.s8.s32 " OPERANDS : __VA_ARGS__);        \
+  } else if constexpr (!kSB) {                                                                \
+    asm("mma.sync.aligned." SHAPE ".row.col.s32.s8.u8.s32 " OPERANDS : __VA_ARGS__);        \
+  } else {                                                                                    \
+    asm("mma.sync.aligned." SHAPE ".row.col.s32.s8.s8.s32 " OPERANDS : __VA_ARGS__);        \
+  }
+
+// d += a (16x32 bytes, row-major) x b (32x8 bytes, column-major), sums in s32.
+template <bool kSA = false, bool kSB = false>
+__device__ __forceinline__ void mma_k32(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0,
                                        unsigned b1) {
-  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%0,%1,%2,%3};"
-      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  GB_MMA_CASES("m16n8k32", "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};",
+               "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1))
 }
 // d = a x b + c for one constant c in every element (0, or a rounding term the product then
 // carries for free): one register for all four accumulator inputs.
-__device__ __forceinline__ void mma_u8_first(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0,
+template <bool kSA = false, bool kSB = false>
+__device__ __forceinline__ void mma_k32_first(unsigned (&d)[4], const unsigned (&a)[4], unsigned b0,
                                              unsigned b1, unsigned c = 0u) {
-  asm("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-      "{%10,%10,%10,%10};"
-      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(c));
+  GB_MMA_CASES("m16n8k32", "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%10,%10,%10};",
+               "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "r"(c))
 }
 
-// The k16 forms: d (+)= a (16x16 u8, a0 row g and a1 row g + 8, k = 4t .. 4t + 3) x b (16x8 u8,
-// k = 4t .. 4t + 3, column g).
-__device__ __forceinline__ void mma16_u8(unsigned (&d)[4], unsigned a0, unsigned a1, unsigned b) {
-  asm("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
-      : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
-      : "r"(a0), "r"(a1), "r"(b));
+// The k16 forms: d (+)= a (16x16 bytes, a0 row g and a1 row g + 8, k = 4t .. 4t + 3) x b (16x8
+// bytes, k = 4t .. 4t + 3, column g).
+template <bool kSA = false, bool kSB = false>
+__device__ __forceinline__ void mma_k16(unsigned (&d)[4], unsigned a0, unsigned a1, unsigned b) {
+  GB_MMA_CASES("m16n8k16", "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};",
+               "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+               : "r"(a0), "r"(a1), "r"(b))
 }
-__device__ __forceinline__ void mma16_u8_first(unsigned (&d)[4], unsigned a0, unsigned a1,
+template <bool kSA = false, bool kSB = false>
+__device__ __forceinline__ void mma_k16_first(unsigned (&d)[4], unsigned a0, unsigned a1,
                                                unsigned b, unsigned c = 0u) {
-  asm("mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%7,%7,%7};"
-      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
-      : "r"(a0), "r"(a1), "r"(b), "r"(c));
+  GB_MMA_CASES("m16n8k16", "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%7,%7,%7,%7};",
+               "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(a0), "r"(a1), "r"(b), "r"(c))
 }
+#undef GB_MMA_CASES
 
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(p));

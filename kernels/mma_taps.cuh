@@ -10,28 +10,46 @@
 
 namespace gb {
 
-// Byte `hi` (0 low, 1 high) of the tap that an input `d` rows below output row 0 gets, or 0.
+// Byte `hi` (0 low, 1 high) of a tap: of its two's complement bits, so that a signed tap is
+// 256 (its high byte as s8) + (its low byte as u8).
+__host__ __device__ constexpr unsigned tap_byte(Tap q, int hi) {
+  return (static_cast<unsigned>(q) >> (8 * hi)) & 255u;
+}
+// The byte of the tap that an input `d` rows below output row 0 gets, or 0.
 __host__ __device__ constexpr unsigned tap_byte_y(int d, int hi) {
-  return d < 0 || d >= kSizeY ? 0u : (tap_y(d) >> (8 * hi)) & 255u;
+  return d < 0 || d >= kSizeY ? 0u : tap_byte(tap_y(d), hi);
 }
 // The same for an input `delta` bytes right of the output byte: taps are kChannels apart.
 __host__ __device__ constexpr unsigned tap_byte_x(int delta, int hi) {
   if (delta % kChannels != 0) return 0u;
   const int i = delta / kChannels + kRadiusX;
-  return i < 0 || i >= kSizeX ? 0u : (tap_x(i) >> (8 * hi)) & 255u;
+  return i < 0 || i >= kSizeX ? 0u : tap_byte(tap_x(i), hi);
 }
 
-// Each tap must split into two bytes; codegen sends a lone tap of 2^16 to the tiled kernel.
+// Each tap must split into two bytes (gb_mma::fits_two_bytes). codegen sends a lone tap of 2^16
+// to the tiled kernel, and a matrix whose numbers do not fit to the separable one.
 __host__ __device__ constexpr bool taps_split_into_bytes() {
   for (int i = 0; i < kSizeX; ++i) {
-    if (tap_x(i) > 65535u) return false;
+    if (!gb_mma::fits_two_bytes(static_cast<long long>(tap_x(i)), kSignedX)) return false;
   }
   for (int i = 0; i < kSizeY; ++i) {
-    if (tap_y(i) > 65535u) return false;
+    if (!gb_mma::fits_two_bytes(static_cast<long long>(tap_y(i)), kSignedY)) return false;
   }
   return true;
 }
 static_assert(taps_split_into_bytes(), "a tap of 2^16 has no two-byte split");
+
+// Exact sums: the intermediate must fit its two bytes too (codegen checks the same rule).
+__host__ __device__ constexpr bool exact_mid_fits() {
+  long long positive = 0, negative = 0;
+  for (int i = 0; i < kSizeY; ++i) {
+    const long long q = static_cast<long long>(tap_y(i));
+    if (q > 0) positive += q;
+    if (q < 0) negative -= q;
+  }
+  return gb_mma::exact_mid_fits(positive, negative);
+}
+static_assert(!kExactSums || exact_mid_fits(), "the intermediate has more than 16 bits");
 
 // Operand registers hold 4 consecutive k (element e in byte e), so every fragment register is
 // a window of 4 consecutive tap bytes: table[i] packs the taps at offsets first + i .. + 3.

@@ -68,8 +68,12 @@ std::string prelude(const FilterSpec& spec, const KernelSchedule& s, const std::
   p += define("GB_CHANNELS", spec.channels);
   p += define("GB_RADIUS_X", radius_x(spec));
   p += define("GB_RADIUS_Y", radius_y(spec));
-  if (s.variant != KernelVariant::kGeneral && s.variant != KernelVariant::kDense &&
-      s.variant != KernelVariant::kSeparable) {
+  if (s.mma && s.mma->matrix) {  // a matrix's row across and column down, exact sums
+    p += define("GB_EXACT_SUMS", 1);
+    p += define("GB_TAPS_X", prelude_text::initializer(s.mma->matrix->row));
+    p += define("GB_TAPS_Y", prelude_text::initializer(s.mma->matrix->column));
+  } else if (s.variant != KernelVariant::kGeneral && s.variant != KernelVariant::kDense &&
+             s.variant != KernelVariant::kSeparable) {
     p += define("GB_TAPS_X", taps_initializer(spec.x));
     p += define("GB_TAPS_Y", taps_initializer(spec.y));
   }
@@ -125,7 +129,9 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
       files.push_back({"blur_tiled.cu", kBlurTiledCu});
       break;
     case KernelVariant::kMma:
-      if (s.mma->unsharp) files.push_back({"arithmetic.cuh", kArithmeticCuh});
+      if (s.mma->finish != MmaFinish::kGaussian) {
+        files.push_back({"arithmetic.cuh", kArithmeticCuh});
+      }
       files.insert(files.end(), {{"mma_geometry.cuh", kMmaGeometryCuh},
                                  {"mma_layout.cuh", kMmaLayoutCuh},
                                  {"mma_ptx.cuh", kMmaPtxCuh},
@@ -184,7 +190,9 @@ GeneratedKernel generate_kernel(const FilterSpec& spec, KernelVariant requested,
     k.source += general_defines(spec, format).defines;
     k.entry = "gb_separable_kernel";
   }
-  if (k.schedule.mma && k.schedule.mma->unsharp) k.source += unsharp_finish_defines(spec);
+  if (k.schedule.mma && k.schedule.mma->finish != MmaFinish::kGaussian) {
+    k.source += mma_finish_defines(spec);
+  }
   for (const KernelFile& file : kernel_files(k.schedule)) {
     k.source += "#line 1 \"" + std::string(file.name) + "\"\n";
     k.source += file.text;

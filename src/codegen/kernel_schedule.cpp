@@ -2,6 +2,7 @@
 #include "codegen/kernel_schedule.hpp"
 
 #include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "base/errors.hpp"
@@ -71,15 +72,16 @@ bool taps_below_2_16(const AxisTaps& axis) {
 // architecture's shared memory holds them (else fewer), as many blocks per SM as it holds,
 // and a tile wide enough that the halo's vertical steps cost at most half again. nullopt: the
 // spec is outside the kernel's limits, or not even one warp fits.
-std::optional<KernelSchedule> mma_schedule(const FilterSpec& spec, int arch) {
-  const int halo = spec.x.radius() * spec.channels;
-  if ((arch != 0 && arch < kMmaMinArch) || spec.y.radius() > kMmaMaxRadiusY ||
-      halo > kMmaMaxHaloBytes || !taps_below_2_16(spec.x) || !taps_below_2_16(spec.y)) {
+std::optional<KernelSchedule> mma_shape_schedule(int radius_x, int radius_y, int channels,
+                                                 int arch) {
+  const int halo = radius_x * channels;
+  if ((arch != 0 && arch < kMmaMinArch) || radius_y > kMmaMaxRadiusY ||
+      halo > kMmaMaxHaloBytes) {
     return std::nullopt;
   }
   const int pad = gb_mma::pad_for(halo);
-  const bool small = spec.y.radius() <= 24 && pad <= 64;
-  const gb_mma::Geometry geometry{spec.y.radius(), halo, pad, small ? 4 : 2};
+  const bool small = radius_y <= 24 && pad <= 64;
+  const gb_mma::Geometry geometry{radius_y, halo, pad, small ? 4 : 2};
   const SharedMemoryLimits limits = shared_memory_limits(arch);
   int warps = 4;
   while (warps > 0 && geometry.shared_bytes(warps) > (small ? kSharedLimit : limits.per_block)) {
@@ -107,6 +109,56 @@ std::optional<KernelSchedule> mma_schedule(const FilterSpec& spec, int arch) {
   }
   m.resident_per_sm = std::min(blocks, m.min_blocks);
   s.mma = m;
+  return s;
+}
+
+// The Gaussian's (and the unsharp mask's) taps.
+std::optional<KernelSchedule> mma_schedule(const FilterSpec& spec, int arch) {
+  if (!taps_below_2_16(spec.x) || !taps_below_2_16(spec.y)) return std::nullopt;
+  return mma_shape_schedule(spec.x.radius(), spec.y.radius(), spec.channels, arch);
+}
+
+// Whether every tap fits two bytes, signed where any is negative (gb_mma::fits_two_bytes).
+bool fits_two_bytes(const std::vector<std::int64_t>& taps) {
+  const bool is_signed = std::any_of(taps.begin(), taps.end(), [](std::int64_t q) { return q < 0; });
+  return std::all_of(taps.begin(), taps.end(),
+                     [is_signed](std::int64_t q) { return gb_mma::fits_two_bytes(q, is_signed); });
+}
+
+// The factors column x row as MmaMatrix takes them, or nullopt where they do not fit.
+std::optional<MmaMatrix> mma_factors(const std::vector<std::int32_t>& column,
+                                     const std::vector<std::int32_t>& row) {
+  std::int64_t common = 0;
+  for (const std::int32_t c : column) common = std::gcd(common, static_cast<std::int64_t>(c));
+  if (common == 0) common = 1;  // the zero matrix: its column is 0
+  std::vector<std::int64_t> down, across;
+  std::int64_t positive = 0, negative = 0;
+  for (const std::int32_t c : column) {
+    down.push_back(c / common);
+    (c > 0 ? positive : negative) += c > 0 ? c / common : -(c / common);
+  }
+  for (const std::int32_t r : row) across.push_back(r * common);
+  if (!fits_two_bytes(down) || !fits_two_bytes(across) ||
+      !gb_mma::exact_mid_fits(positive, negative)) {
+    return std::nullopt;
+  }
+  MmaMatrix m;
+  m.column.assign(down.begin(), down.end());
+  m.row.assign(across.begin(), across.end());
+  return m;
+}
+
+// An 8-bit matrix of rank one on the tensor cores (interleaved: alpha kept needs each output's
+// input byte in place).
+std::optional<KernelSchedule> mma_matrix_schedule(const FilterSpec& spec, int arch) {
+  const auto& q8 = spec.matrix.q8;
+  std::optional<MmaMatrix> factors = mma_factors(q8.column, q8.row);
+  if (!factors) return std::nullopt;
+  std::optional<KernelSchedule> s =
+      mma_shape_schedule(spec.matrix.radius_x(), spec.matrix.radius_y(), spec.channels, arch);
+  if (!s) return std::nullopt;
+  s->mma->finish = MmaFinish::kMatrix;
+  s->mma->matrix = std::move(factors);
   return s;
 }
 
@@ -224,11 +276,14 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
   }
   if (requested == KernelVariant::kDense) return std::nullopt;
   // The 8-bit unsharp mask is the Gaussian's sums with another finish: the tensor-core kernel's
-  // (interleaved: its finish needs each output's input byte in place).
-  if (spec.operation == Operation::kUnsharp && format == SampleFormat::k8 &&
+  // (interleaved: its finish needs each output's input byte in place). So is an 8-bit matrix of
+  // rank one whose numbers fit its 16-bit operands.
+  if (spec.operation != Operation::kGaussian && format == SampleFormat::k8 &&
       (automatic || requested == KernelVariant::kMma)) {
-    if (auto mma = mma_schedule(spec, arch)) {
-      mma->mma->unsharp = true;
+    if (spec.operation == Operation::kMatrix) {
+      if (auto mma = mma_matrix_schedule(spec, arch)) return mma;
+    } else if (auto mma = mma_schedule(spec, arch)) {
+      mma->mma->finish = MmaFinish::kUnsharp;
       return mma;
     }
     if (!automatic) return std::nullopt;
@@ -301,11 +356,22 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
         std::to_string(kMmaMaxHaloBytes) +
         "; this one takes --kernel separable or general (or auto)");
   }
-  if (spec.operation != Operation::kGaussian) {
+  if (spec.operation == Operation::kMatrix && requested == KernelVariant::kMma) {
     throw UsageError(
-        kernel + " runs the Gaussian only; " +
-        (spec.operation == Operation::kMatrix ? "a matrix of rank one" : "the unsharp mask") +
-        " takes --kernel general (or auto)");
+        "--kernel mma runs a matrix of rank one on 8-bit images on sm_80 and later, radius up "
+        "to " +
+        std::to_string(kMmaMaxRadiusY) + " and radius x channels up to " +
+        std::to_string(kMmaMaxHaloBytes) +
+        ", where its column and row are integers of 16 bits and the column's values (its "
+        "common factor moved into the row) sum to at most 257, or, with a negative one, its "
+        "positive and its negative values each to at most 128 in size; this one takes "
+        "--kernel separable or general (or auto)");
+  }
+  if (spec.operation != Operation::kGaussian) {
+    throw UsageError(kernel + " runs the Gaussian only; " +
+                     (spec.operation == Operation::kMatrix ? "a matrix of rank one"
+                                                           : "the unsharp mask") +
+                     " takes --kernel mma, separable or general (or auto)");
   }
   if (format != SampleFormat::k8 || spec.premultiplied) {
     throw UsageError("--kernel " + std::string(variant_name(requested)) +

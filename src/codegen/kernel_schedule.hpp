@@ -3,8 +3,10 @@
 // kernel serves every image size. What to compute is FilterSpec's; this is how. Pure; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "base/name_table.hpp"
 #include "image/image.hpp"
@@ -17,7 +19,8 @@ namespace gpublur {
 enum class KernelVariant {
   kAuto,     // kMma where it applies, else kTiled, else kWide
   kMma,      // kernels/blur_mma.cu: integer tensor cores (sm_80+); radius <= 127, radius x C <= 512
-             // (the Gaussian, and the 8-bit unsharp mask: kernels/mma_finish.cuh)
+             // (the Gaussian, and of 8-bit images the unsharp mask and a matrix of rank one whose
+             // numbers fit 16 bits: kernels/mma_finish.cuh)
   kTiled,    // kernels/blur_tiled.cu: register strips, FP32-exact vertical pass; radius <= 32
   kWide,     // kernels/blur_wide.cu: any radius, taps from constant memory
   kNaive,    // kernels/naive_blur.cu: the seed's direct 2-D loop, the benchmark baseline
@@ -29,7 +32,8 @@ enum class KernelVariant {
 inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
     {KernelVariant::kAuto, "auto", "the fastest that applies"},
     {KernelVariant::kMma, "mma",
-     "tensor cores, sm_80 and later; the Gaussian, and the unsharp mask of 8-bit images"},
+     "tensor cores, sm_80 and later; the Gaussian, and of 8-bit images the unsharp mask and "
+     "most matrices of rank one"},
     {KernelVariant::kTiled, "tiled", "register strips, radius up to 32"},
     {KernelVariant::kWide, "wide", "any radius"},
     {KernelVariant::kNaive, "naive", "the seed's 2-D loop, the benchmark's baseline"},
@@ -38,7 +42,7 @@ inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
      "one and the unsharp mask where no tile fits"},
     {KernelVariant::kDense, "dense", "one 2-D pass; the one for a matrix not of rank one"},
     {KernelVariant::kSeparable, "separable",
-     "general's two passes in one launch; a matrix of rank one, and the unsharp mask mma does "
+     "general's two passes in one launch; a matrix of rank one or an unsharp mask that mma does "
      "not take, where a tile fits"},
 }}};
 
@@ -64,6 +68,21 @@ struct TiledSchedule {
   int row_stride = 0;  // shared row length in 16-bit values
 };
 
+/// What the tensor-core kernel's outputs are made from its sums (kernels/mma_finish.cuh).
+enum class MmaFinish {
+  kGaussian,  // the blur's rounded top byte
+  kUnsharp,   // the 8-bit unsharp mask's finish, interleaved only
+  kMatrix,    // a matrix of rank one: exact sums, Matrix8's finish, interleaved only
+};
+
+/// A matrix of rank one as the tensor-core kernel takes it: W = column x row (vertical taps,
+/// horizontal taps), each a 16-bit integer, with the column's common factor moved into the row
+/// so that the intermediate (a column's sum of bytes) is as small as it can be and fits 16 bits
+/// (gb_mma::exact_mid_fits). The same W, so the same exact sums as the CPU twin's factors.
+struct MmaMatrix {
+  std::vector<std::int32_t> column, row;
+};
+
 /// blur_mma.cu's parameters.
 struct MmaSchedule {
   gb_mma::Geometry geometry;  // radius, halo, pad and input stages: every shape follows
@@ -71,7 +90,8 @@ struct MmaSchedule {
   int resident_per_sm = 0;    // blocks an SM holds at once (shared memory, launch bounds)
   int planes = 0;  // the image's channels blurred as this many one-channel planes, split off and
                    // merged back by kernels/planes.cu (0: the interleaved rows at once)
-  bool unsharp = false;  // the unsharp mask's finish (kernels/mma_finish.cuh), interleaved only
+  MmaFinish finish = MmaFinish::kGaussian;
+  std::optional<MmaMatrix> matrix;  // kMatrix: its taps
 };
 
 /// How the kernel is run.
@@ -93,10 +113,10 @@ struct KernelSchedule {
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
 /// variant that can (never nullopt). The Gaussian may take any variant but kDense and kSeparable;
-/// the 8-bit unsharp mask takes kMma where it applies (interleaved), else, as a matrix of rank
-/// one does, kSeparable where its tile fits shared memory, else kGeneral; a matrix not of rank
-/// one takes kDense. `layout` applies to the
-/// tensor-core kernel of more than one channel (kAuto: the faster for the spec).
+/// the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma where it applies
+/// (interleaved), else kSeparable where its tile fits shared memory, else kGeneral; a matrix not
+/// of rank one takes kDense. `layout` applies to the tensor-core kernel of more than one channel
+/// (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,
                                             ChannelLayout layout = ChannelLayout::kAuto);

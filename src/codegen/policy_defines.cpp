@@ -96,9 +96,16 @@ PolicyDefines general_defines(const FilterSpec& spec, SampleFormat format) {
   throw InternalError("unknown sample format");
 }
 
-std::string unsharp_finish_defines(const FilterSpec& spec) {
-  if (spec.operation != Operation::kUnsharp) throw InternalError("the unsharp finish for no mask");
-  return finish_defines<Unsharp8>(unsharp_finish<Unsharp8>(spec.unsharp), spec.keep_alpha);
+std::string mma_finish_defines(const FilterSpec& spec) {
+  switch (spec.operation) {
+    case Operation::kUnsharp:
+      return finish_defines<Unsharp8>(unsharp_finish<Unsharp8>(spec.unsharp), spec.keep_alpha);
+    case Operation::kMatrix:
+      return finish_defines<Matrix8>(matrix_finish<Matrix8>(spec.matrix), spec.keep_alpha);
+    case Operation::kGaussian:
+      break;
+  }
+  throw InternalError("a finish for the Gaussian");
 }
 
 PolicyDefines dense_defines(const FilterSpec& spec, SampleFormat format) {

@@ -24,8 +24,8 @@ PolicyDefines general_defines(const FilterSpec& spec, SampleFormat format);
 /// kDense's: a matrix's weights, row-major. Throws InternalError for a spec that is no matrix.
 PolicyDefines dense_defines(const FilterSpec& spec, SampleFormat format);
 
-/// The 8-bit unsharp mask's finishing numbers and alpha rule, for the tensor-core kernel (its taps
-/// are the Gaussian's, which the prelude holds).
-std::string unsharp_finish_defines(const FilterSpec& spec);
+/// The finishing numbers and alpha rule of the 8-bit unsharp mask or matrix, for the tensor-core
+/// kernel (its taps are in the prelude: the Gaussian's, or the matrix's factors).
+std::string mma_finish_defines(const FilterSpec& spec);
 
 }  // namespace gpublur

@@ -55,6 +55,15 @@ FilterSpec edge_matrix_spec(int channels, Border border) {
   return make_blur_spec(p, channels);
 }
 
+FilterSpec matrix_spec(const std::string& text, int channels, Border border = Border::kClamp) {
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text(text);
+  p.border = border;
+  p.border_value = {10, 20, 30, 40};
+  return make_blur_spec(p, channels);
+}
+
 FilterSpec unsharp_spec(int channels) {
   BlurParameters p = test::make_test_parameters(7, 1.5);
   p.operation = Operation::kUnsharp;
@@ -84,6 +93,53 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
   check_golden("separable_unsharp_7x7_c3_clamp.cu",
                generate_kernel(unsharp_spec(3), KernelVariant::kSeparable).source);
   check_golden("mma_unsharp_7x7_c4_clamp.cu", generate_kernel(unsharp_spec(4)).source);
+  check_golden("mma_matrix_sobel_3x3_c4_constant.cu",
+               generate_kernel(matrix_spec("-1 0 1; -2 0 2; -1 0 1", 4, Border::kConstant)).source);
+}
+
+TEST_CASE("an 8-bit matrix of rank one takes the tensor cores where its numbers fit", "[codegen]") {
+  const auto schedule = [](const std::string& text, SampleFormat format = SampleFormat::k8,
+                           int arch = 90) {
+    return choose_schedule(matrix_spec(text, 3), KernelVariant::kAuto, format, arch);
+  };
+  // Sobel: column 1 2 1 down, row -1 0 1 across (signed: s8 high bytes).
+  const KernelSchedule sobel = schedule("-1 0 1; -2 0 2; -1 0 1");
+  REQUIRE(sobel.variant == KernelVariant::kMma);
+  CHECK(sobel.mma->finish == MmaFinish::kMatrix);
+  CHECK(sobel.mma->matrix->column == std::vector<std::int32_t>{1, 2, 1});
+  CHECK(sobel.mma->matrix->row == std::vector<std::int32_t>{-1, 0, 1});
+  // The column's common factor goes into the row: the intermediate as small as it can be.
+  const KernelSchedule twos = schedule("4 4 4; 4 4 4; 4 4 4");
+  REQUIRE(twos.mma);
+  CHECK(twos.mma->matrix->column == std::vector<std::int32_t>{1, 1, 1});
+  CHECK(twos.mma->matrix->row == std::vector<std::int32_t>{4, 4, 4});
+  // The intermediate's 16 bits: a column of sum 257 fits (255 x 257 = 65535), 258 does not; with
+  // a negative value each part may reach 128 (255 x 128 < 2^15), 129 not. (Columns without a
+  // common factor, which would move into the row.)
+  CHECK(schedule("200; 57; 0").variant == KernelVariant::kMma);
+  CHECK(schedule("199; 59; 0").variant == KernelVariant::kSeparable);
+  CHECK(schedule("100; 28; -128").variant == KernelVariant::kMma);
+  CHECK(schedule("100; 29; -128").variant == KernelVariant::kSeparable);
+  CHECK(schedule("100; 28; -129").variant == KernelVariant::kSeparable);
+  // Row taps of 16 bits: 65535 unsigned, -32768 .. 32767 with a negative one.
+  CHECK(schedule("65535 1 0").variant == KernelVariant::kMma);
+  CHECK(schedule("65536 1 0").variant == KernelVariant::kSeparable);
+  CHECK(schedule("32767 -32768 2").variant == KernelVariant::kMma);
+  CHECK(schedule("32768 -1 0").variant == KernelVariant::kSeparable);
+  // Not on 16-bit or HDR samples, nor before sm_80.
+  CHECK(schedule("1 2 1", SampleFormat::k16).variant == KernelVariant::kSeparable);
+  CHECK(schedule("1 2 1", SampleFormat::kFloat).variant == KernelVariant::kSeparable);
+  CHECK(schedule("1 2 1", SampleFormat::k8, 75).variant == KernelVariant::kSeparable);
+  CHECK_THROWS_WITH(
+      choose_schedule(matrix_spec("199; 59; 0", 3), KernelVariant::kMma, SampleFormat::k8, 90),
+      Catch::Contains("--kernel mma runs a matrix of rank one"));
+  // Its prelude: the factors as signed literals, exact sums, Matrix8's numbers.
+  const GeneratedKernel k = generate_kernel(matrix_spec("-1 0 1; -2 0 2; -1 0 1", 3));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_EXACT_SUMS 1\n"));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_TAPS_X {-1, 0, 1}\n"));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_TAPS_Y {1, 2, 1}\n"));
+  CHECK_THAT(k.source, Catch::Contains("#define GB_FINISH_NUMBERS {"));
+  CHECK(k.name == "gpublur_mma_matrix_3x3_c3.cu");
 }
 
 TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchanged", "[codegen]") {
@@ -109,10 +165,11 @@ TEST_CASE("each operation's kernel is its own: names and sources differ", "[code
   CHECK_THAT(prelude_of(gaussian.source), !Catch::Contains("GB_FINISH_NUMBERS"));
   // The 8-bit unsharp mask: the tensor cores with its finish; 16-bit: the separable tile.
   CHECK(unsharp.schedule.variant == KernelVariant::kMma);
-  CHECK(unsharp.schedule.mma->unsharp);
+  CHECK(unsharp.schedule.mma->finish == MmaFinish::kUnsharp);
   CHECK(unsharp.entry == "gb_blur_kernel");
   CHECK_FALSE(gaussian.schedule.mma);
-  CHECK_FALSE(generate_kernel(test::make_test_spec(7, 1.5, 3)).schedule.mma->unsharp);
+  CHECK(generate_kernel(test::make_test_spec(7, 1.5, 3)).schedule.mma->finish ==
+        MmaFinish::kGaussian);
   CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kAuto, SampleFormat::k16).schedule.variant ==
         KernelVariant::kSeparable);
   CHECK(generate_kernel(unsharp_spec(3), KernelVariant::kSeparable).entry == "gb_separable_kernel");

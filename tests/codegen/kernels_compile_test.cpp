@@ -164,8 +164,9 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   const FilterSpec spec = make_blur_spec(p, channels);
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
   const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
-  // The 8-bit unsharp mask takes the tensor cores (with its finish), the rest their own kernels.
-  const bool mma = spec.operation == Operation::kUnsharp && format == SampleFormat::k8;
+  // The 8-bit unsharp mask and matrix of rank one take the tensor cores (with their finish), the
+  // rest their own kernels.
+  const bool mma = !dense && format == SampleFormat::k8;
   CHECK(kernel.schedule.variant == (dense  ? KernelVariant::kDense
                                     : mma  ? KernelVariant::kMma
                                            : KernelVariant::kSeparable));
@@ -186,6 +187,37 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
     const CompiledKernel general = compile_kernel(two, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
     CHECK_THAT(general.ptx, Catch::Contains(".entry gb_horizontal_kernel("));
   }
+}
+
+TEST_CASE("a matrix of rank one compiles on the tensor cores in each of their forms", "[nvrtc]") {
+  // Signed or unsigned column and row; the narrow product's k16 (gray 3x3) and k32 (RGBA 5x5,
+  // alpha kept: the inputs loaded) forms, the general one with ready fragments (RGB box 31x31)
+  // and with the window table and weights in shared memory (gray box 255x255); every border.
+  const auto [text, channels, border] = GENERATE(table<std::string, int, Border>({
+      {"-1 0 1; -2 0 2; -1 0 1", 1, Border::kConstant},
+      {"-1 -2 -1; 0 0 0; 1 2 1", 4, Border::kConstant},
+      {"1 4 6 4 1", 4, Border::kReflect},
+      {"", 3, Border::kWrap},
+      {"", 1, Border::kReflect101},
+  }));
+  std::string matrix = text;
+  if (matrix.empty()) {  // a box: 31x31 on three channels, 255x255 on one
+    const int n = channels == 3 ? 31 : 255;
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < n; ++i) matrix += "1 ";
+      matrix += ";";
+    }
+  }
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text(matrix);
+  p.border = border;
+  p.border_value = {10, 20, 30, 40};
+  const FilterSpec spec = make_blur_spec(p, channels);
+  CAPTURE(text, channels, border_name(border), spec.matrix.width);
+  const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, 90);
+  REQUIRE(kernel.schedule.variant == KernelVariant::kMma);
+  CHECK_NOTHROW(compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""}));
 }
 
 TEST_CASE("the largest tiles compile and fit a block's shared memory", "[nvrtc]") {

@@ -433,11 +433,17 @@ contains "$work/stdout" ".entry gb_separable_kernel(" "--unsharp --kernel separa
 expect 0 "--unsharp --arch sm_75" -- --unsharp 1.5 --size 7 --arch sm_75 --dump-ptx -
 contains "$work/stdout" ".entry gb_separable_kernel(" "--unsharp --arch sm_75 --dump-ptx"
 expect 0 "--matrix --dump-ptx, rank one" -- --matrix "1 2 1" --arch sm_90 --dump-ptx -
-contains "$work/stdout" ".entry gb_separable_kernel(" "--matrix rank one --dump-ptx"
+contains "$work/stdout" ".entry gb_blur_kernel(" "--matrix rank one --dump-ptx (8-bit: the tensor cores)"
+expect 0 "--matrix --kernel separable" -- --matrix "1 2 1" --kernel separable --arch sm_90 --dump-ptx -
+contains "$work/stdout" ".entry gb_separable_kernel(" "--matrix --kernel separable --dump-ptx"
 expect 0 "--matrix --kernel general" -- --matrix "1 2 1" --kernel general --arch sm_90 --dump-ptx -
 contains "$work/stdout" ".entry gb_vertical_kernel(" "--matrix --kernel general --dump-ptx"
-expect 2 "--matrix --kernel mma" -- --matrix "1 2 1" --kernel mma --arch sm_90 --dump-ptx -
-contains "$work/stderr" "takes --kernel general (or auto)" "--matrix --kernel mma"
+expect 2 "--matrix --kernel tiled" -- --matrix "1 2 1" --kernel tiled --arch sm_90 --dump-ptx -
+contains "$work/stderr" "takes --kernel mma, separable or general (or auto)" "--matrix --kernel tiled"
+expect 2 "--matrix --kernel mma, past its bound" -- --matrix "199; 59; 0" --kernel mma --arch sm_90 --dump-ptx -
+contains "$work/stderr" "--kernel mma runs a matrix of rank one" "--matrix --kernel mma, past its bound"
+expect 0 "--matrix past mma's bound" -- --matrix "199; 59; 0" --arch sm_90 --dump-ptx -
+contains "$work/stdout" ".entry gb_separable_kernel(" "--matrix past mma's bound --dump-ptx"
 
 # The edge detector on a white square: its inner edge lit, the rest black; -v says the form.
 printf 'P5 9 9 255\n' >"$work/square.pgm"

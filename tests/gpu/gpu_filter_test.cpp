@@ -1,6 +1,7 @@
 // gpu_filter_test.cpp — [gpu] the convolution matrix (dense, kernels/matrix_dense.cu; of rank one,
-// separable_tile.cu or blur_general.cu with the matrix's column and row) and the unsharp mask (the
-// same two with its finish; 8-bit: the tensor-core kernel, blur_mma.cu with mma_finish.cuh) on
+// separable_tile.cu or blur_general.cu with the matrix's column and row, 8-bit: the tensor-core
+// kernel, blur_mma.cu, with exact sums) and the unsharp mask (the same with its finish; 8-bit: the
+// tensor-core kernel with mma_finish.cuh) on
 // the GPU equal the CPU twin byte for byte: every border, 1-4 channels, alpha kept or
 // filtered, 8-bit, 16-bit and HDR, shapes from one pixel to many tiles (4099x2161), from CUBIN
 // and from PTX; and the command line's GPU runs write the CPU's files.
@@ -51,6 +52,18 @@ Filter matrix_of(const std::string& name, const std::vector<std::vector<double>>
   return {name, p};
 }
 
+// The binomial n x n: row i, column j is C(n-1, i) C(n-1, j); each row and column sums to 2^(n-1).
+std::vector<std::vector<double>> binomial_rows(int n) {
+  std::vector<double> line{1.0};
+  for (int k = 1; k < n; ++k) line.push_back(line.back() * (n - k) / k);
+  std::vector<std::vector<double>> rows;
+  for (double c : line) {
+    rows.emplace_back();
+    for (double r : line) rows.back().push_back(c * r);
+  }
+  return rows;
+}
+
 // A dense w x h matrix of small integers, none of rank one.
 Filter random_matrix(int w, int h, std::uint32_t seed) {
   std::vector<std::vector<double>> rows(static_cast<std::size_t>(h));
@@ -86,6 +99,14 @@ std::vector<Filter> filters() {
       matrix("-1 0 1; -2 0 2; -1 0 1", {}, Decimal{128, 0}),  // rank one: Sobel
       matrix("1 4 6 4 1", {}, {}),                            // rank one: one row
       matrix("1; 2; 3; 2; 1; 0; -1"),                         // rank one: a column
+      matrix("-1 -2 -1; 0 0 0; 1 2 1"),                       // rank one: a signed column
+      // Rank one at the tensor cores' bounds: a signed column whose parts sum to 128 each and
+      // 16-bit row taps (kernels/mma_geometry.cuh); a column summing to 256 (binomial 9x9);
+      // and a box 31x31 (the tensor cores' wide horizontal product).
+      matrix("127000 -254000 381000; 1000 -2000 3000; -128000 256000 -384000", Decimal{65536, 0},
+             Decimal{128, 0}),
+      matrix_of("binomial 9x9", binomial_rows(9)),
+      matrix_of("box 31x31", std::vector<std::vector<double>>(31, std::vector<double>(31, 1.0))),
       unsharp(7, 1.5, 1.0, 0),
       unsharp(31, 5.0, 2.5, 3),
       unsharp(3, 0.8, 10.0, 0),
@@ -160,7 +181,8 @@ void require_gpu_equals_cpu() {
   std::vector<GeneratedKernel> kernels;
   // Where auto takes the one-launch kernel, the two-launch one (what a tile too large for shared
   // memory takes) is held to the same bytes on three channels; where it takes the tensor cores
-  // (the 8-bit unsharp mask), the one-launch kernel (what their limits leave it to).
+  // (the 8-bit unsharp mask and matrix of rank one), the one-launch kernel (what their limits
+  // leave it to).
   std::vector<std::optional<GeneratedKernel>> second(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Case& c = all[i];
@@ -216,14 +238,16 @@ TEST_CASE("matrix and unsharp on the GPU == CPU: floating point (HDR)", "[gpu][f
   require_gpu_equals_cpu<float>();
 }
 
-TEST_CASE("a dense matrix takes the dense kernel, a rank-one matrix the separable one, unsharp mma",
+TEST_CASE("a dense matrix takes the dense kernel, rank one and unsharp the tensor cores",
           "[gpu][filter]") {
   const auto variant = [](const Filter& f) {
-    return generate_kernel(make_blur_spec(f.parameters, 3), KernelVariant::kAuto, SampleFormat::k8)
+    return generate_kernel(make_blur_spec(f.parameters, 3), KernelVariant::kAuto, SampleFormat::k8,
+                           test::gpu().arch.number())
         .schedule.variant;
   };
   CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
-  CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kSeparable);
+  CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kMma);
+  CHECK(variant(matrix("199; 59; 0")) == KernelVariant::kSeparable);  // past the 16-bit middle
   CHECK(variant(unsharp(7, 1.5, 1, 0)) == KernelVariant::kMma);
 }
 
