@@ -227,6 +227,10 @@ TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit re
               gb_arith::finish_matrix<std::uint8_t, 255>(si, wide));
       REQUIRE(gb_arith::finish_matrix<std::uint16_t, 65535>(s, narrow) ==
               gb_arith::finish_matrix<std::uint16_t, 65535>(s, wide));
+      if (s >= 0) {  // the unsigned rounding, for sums known not to be negative
+        REQUIRE(gb_arith::finish_matrix<std::uint8_t, 255, true>(si, narrow) ==
+                gb_arith::finish_matrix<std::uint8_t, 255>(si, wide));
+      }
     }
   }
 }
