@@ -339,8 +339,19 @@ GB_HD Sample finish_unsharp(Sum b, Sample in, const UnsharpScale& u) {
   const Sum d = up ? whole - b : b - whole;
   if (u.threshold != 0 && d <= u.threshold) return in;
   const int shift = kSumBits + kAmountBits;
-  const Wide product = static_cast<Wide>(u.amount) * static_cast<Wide>(d);
-  const i32 r = static_cast<i32>((product + (static_cast<Wide>(1) << (shift - 1))) >> shift);
+  i32 r;
+  if constexpr (kSumBits == 24) {
+    // 8-bit: amount < 2^24, so 2^8 amount is 32 bits, and the high word of its product with d
+    // is floor(amount d / 2^24); rounding that by 2^19 and dropping 20 bits gives r, the same
+    // integer (2^43 is a whole multiple of 2^24): a kernel's one 32 x 32-bit high multiply
+    // instead of 64-bit arithmetic.
+    const u32 high = static_cast<u32>(
+        (static_cast<u64>(static_cast<u32>(u.amount) << 8) * static_cast<u64>(d)) >> 32);
+    r = static_cast<i32>((high + (1u << (shift - 25))) >> (shift - 24));
+  } else {
+    const Wide product = static_cast<Wide>(u.amount) * static_cast<Wide>(d);
+    r = static_cast<i32>((product + (static_cast<Wide>(1) << (shift - 1))) >> shift);
+  }
   return clamp_to<Sample>(up ? static_cast<i32>(in) + r : static_cast<i32>(in) - r, kMax);
 }
 

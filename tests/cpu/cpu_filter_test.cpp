@@ -312,6 +312,34 @@ TEST_CASE("the unsharp mask is within 1 LSB of float64 with the same Gaussian", 
   CHECK(unsharp_difference(in16, blur_on_cpu(in16, spec), p, 65535) <= 1.0);
 }
 
+TEST_CASE("the 8-bit unsharp rounding's high word is the 64-bit product's rounding",
+          "[cpu_filter]") {
+  // finish_unsharp (arithmetic.cuh) computes r = (amount d + 2^43) >> 44 for 8-bit images from
+  // the high word of (2^8 amount) d; the plain formula in 64 bits must give the same sample for
+  // every amount (0 .. 10 x 2^20), sum b and input byte, at their ends and at random.
+  std::uint64_t state = 12345;
+  const auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::uint32_t>(state >> 32);
+  };
+  const std::uint32_t kMostB = (255u << 24) + (1u << 23);
+  for (int i = 0; i < 200000; ++i) {
+    const std::uint64_t amount =
+        i % 7 == 0 ? (i % 14 == 0 ? 0 : 10ull << 20) : next() % ((10ull << 20) + 1);
+    const std::uint32_t b = i % 5 == 0 ? (i % 10 == 0 ? 0 : kMostB) : next() % (kMostB + 1);
+    const std::uint8_t in = static_cast<std::uint8_t>(i % 11 == 0 ? 255 : next() & 255);
+    const std::uint32_t whole = static_cast<std::uint32_t>(in) << 24;
+    const std::uint32_t d = whole >= b ? whole - b : b - whole;
+    const std::uint64_t product = amount * d;  // < 2^56
+    const long long r = static_cast<long long>((product + (1ull << 43)) >> 44);
+    const long long v = whole >= b ? in + r : in - r;
+    const std::uint8_t expected = static_cast<std::uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
+    CAPTURE(amount, b, in);
+    REQUIRE(gb_arith::Unsharp8::finish_sample(b, in, gb_arith::UnsharpScale{amount, 0}) ==
+            expected);
+  }
+}
+
 TEST_CASE("the unsharp mask leaves alone what it need not change", "[cpu_filter]") {
   const Image in = test::random_image(33, 21, 4, 9);
   SECTION("AMOUNT 0 and a THRESHOLD above every difference") {
