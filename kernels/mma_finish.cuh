@@ -8,9 +8,9 @@
 //
 // The unsharp mask needs each output's input byte, and so does alpha kept as it is: a lane loads
 // the 8 input bytes under its 8 outputs of each of its two rows (load_inputs) when its step
-// begins, and they arrive while the step multiplies. The narrow product's results are in N-tile order (mma_products.cuh), so its
-// lanes swap the input words into that order (narrow_inputs) with the transposition that swaps
-// the results out of it.
+// begins, and they arrive while the step multiplies. The narrow product's results are in N-tile
+// order (mma_products.cuh), so its lanes swap the input words into that order (narrow_inputs)
+// with the transposition that swaps the results out of it.
 #ifndef GB_MMA_FINISH_INCLUDED
 #define GB_MMA_FINISH_INCLUDED 1
 #ifndef GB_MMA_LAYOUT_INCLUDED
