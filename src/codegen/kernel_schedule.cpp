@@ -134,8 +134,10 @@ std::optional<MmaMatrix> mma_factors(const std::vector<std::int32_t>& column,
   std::vector<std::int64_t> down, across;
   std::int64_t positive = 0, negative = 0;
   for (const std::int32_t c : column) {
-    down.push_back(c / common);
-    (c > 0 ? positive : negative) += c > 0 ? c / common : -(c / common);
+    const std::int64_t q = c / common;
+    down.push_back(q);
+    if (q > 0) positive += q;
+    if (q < 0) negative -= q;
   }
   for (const std::int32_t r : row) across.push_back(r * common);
   if (!fits_two_bytes(down) || !fits_two_bytes(across) ||
