@@ -223,6 +223,7 @@ template <typename Sample, i64 kMax, bool kNoNegativeSums = false, typename S>
 GB_HD Sample finish_matrix(S s, const MatrixScale& m) {
   if (2 * m.reach + m.denominator < (1ll << 31)) {
     const i32 t = static_cast<i32>(s) * static_cast<i32>(m.scale) + static_cast<i32>(m.bias);
+    if (m.denominator == 1) return clamp_to<Sample>(t, kMax);  // nothing to round
     if (kNoNegativeSums && m.bias >= 0) {
       const u32 n = static_cast<u32>(m.denominator);
       const u32 r = (2 * static_cast<u32>(t) + n) / (2 * n);
