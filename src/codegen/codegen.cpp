@@ -73,7 +73,7 @@ std::string prelude(const FilterSpec& spec, const KernelSchedule& s, const std::
     p += define("GB_TAPS_X", prelude_text::initializer(s.mma->matrix->row));
     p += define("GB_TAPS_Y", prelude_text::initializer(s.mma->matrix->column));
   } else if (s.variant != KernelVariant::kGeneral && s.variant != KernelVariant::kDense &&
-             s.variant != KernelVariant::kSeparable) {
+             s.variant != KernelVariant::kDp4a && s.variant != KernelVariant::kSeparable) {
     p += define("GB_TAPS_X", taps_initializer(spec.x));
     p += define("GB_TAPS_Y", taps_initializer(spec.y));
   }
@@ -115,6 +115,12 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
                                  {"tile_rows.cuh", kTileRowsCuh},
                                  {"pixel_tile.cuh", kPixelTileCuh},
                                  {"matrix_dense.cu", kMatrixDenseCu}});
+      break;
+    case KernelVariant::kDp4a:
+      files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
+                                 {"byte_planes.cuh", kBytePlanesCuh},
+                                 {"dp4a_geometry.cuh", kDp4aGeometryCuh},
+                                 {"matrix_dp4a.cu", kMatrixDp4aCu}});
       break;
     case KernelVariant::kSeparable:
       files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
@@ -182,7 +188,7 @@ GeneratedKernel generate_kernel(const FilterSpec& spec, KernelVariant requested,
     k.entry = "gb_vertical_kernel";
     k.horizontal_entry = "gb_horizontal_kernel";
   }
-  if (variant == KernelVariant::kDense) {
+  if (variant == KernelVariant::kDense || variant == KernelVariant::kDp4a) {
     k.source += dense_defines(spec, format).defines;
     k.entry = "gb_matrix_kernel";
   }

@@ -27,5 +27,8 @@ extern const std::string_view kMmaFinishCuh;    // kernels/mma_finish.cuh
 extern const std::string_view kMmaProductsCuh;  // kernels/mma_products.cuh
 extern const std::string_view kBlurMmaCu;       // kernels/blur_mma.cu
 extern const std::string_view kPlanesCu;        // kernels/planes.cu
+extern const std::string_view kBytePlanesCuh;   // kernels/byte_planes.cuh
+extern const std::string_view kDp4aGeometryCuh; // kernels/dp4a_geometry.cuh
+extern const std::string_view kMatrixDp4aCu;    // kernels/matrix_dp4a.cu
 
 }  // namespace gpublur

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "dp4a_geometry.cuh"
 #include "tile_rows.cuh"
 
 namespace gpublur {
@@ -222,6 +223,31 @@ KernelSchedule dense_schedule(const FilterSpec& spec, SampleFormat format) {
   return s;
 }
 
+// kDp4a's, where it takes the matrix: 8-bit images, every weight a signed byte, a radius up to
+// gb_dp4a::kMaxRadius each way, an architecture with dp4a (sm_61 on), and planes that fit shared
+// memory at a tile of 128 x 32 pixels, else 128 x 16 or 128 x 8 (each thread's rows shared by
+// more outputs in taller tiles).
+std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat format,
+                                            int arch) {
+  const IntegerMatrix<std::int32_t>& m = spec.matrix.q8;
+  const int rx = spec.matrix.radius_x(), ry = spec.matrix.radius_y();
+  if (format != SampleFormat::k8 || (arch != 0 && arch < 61) || rx > gb_dp4a::kMaxRadius ||
+      ry > gb_dp4a::kMaxRadius) {
+    return std::nullopt;
+  }
+  const bool bytes = std::all_of(m.weights.begin(), m.weights.end(),
+                                 [](std::int32_t w) { return w >= -128 && w <= 127; });
+  if (!bytes) return std::nullopt;
+  KernelSchedule s;
+  s.variant = KernelVariant::kDp4a;
+  s.block_threads = 256;
+  s.tile_w = gb_dp4a::kTileW;
+  for (s.tile_h = 32; s.tile_h >= 8; s.tile_h /= 2) {
+    if (gb_dp4a::shared_bytes(spec.channels, rx, ry, s.tile_h) <= kSharedLimit) return s;
+  }
+  return std::nullopt;
+}
+
 // kSeparable's: 256 threads, 32 across, on a tile of 32 x 32 pixels where the tile's load with
 // the filter's reach and its intermediate (the policy's Mid: 4 bytes for 8-bit samples, else 8)
 // fit the 48 KiB of static shared memory, else 32 x 16 or 32 x 8; nullopt where none fits.
@@ -273,10 +299,13 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
                                             SampleFormat format, int arch, ChannelLayout layout) {
   const bool automatic = requested == KernelVariant::kAuto;
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
+    if (automatic || requested == KernelVariant::kDp4a) {
+      if (auto bytes = dp4a_schedule(spec, format, arch)) return bytes;
+    }
     if (!automatic && requested != KernelVariant::kDense) return std::nullopt;
     return dense_schedule(spec, format);
   }
-  if (requested == KernelVariant::kDense) return std::nullopt;
+  if (requested == KernelVariant::kDense || requested == KernelVariant::kDp4a) return std::nullopt;
   // The 8-bit unsharp mask is the Gaussian's sums with another finish: the tensor-core kernel's
   // (interleaved: its finish needs each output's input byte in place). So is an 8-bit matrix of
   // rank one whose numbers fit its 16-bit operands.
@@ -311,6 +340,7 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
     case KernelVariant::kNaive:
       return row_schedule(requested);
     case KernelVariant::kDense:
+    case KernelVariant::kDp4a:
     case KernelVariant::kSeparable:
       return std::nullopt;
     case KernelVariant::kWide:
@@ -331,6 +361,16 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
                                int arch, ChannelLayout layout) {
   if (auto found = find_schedule(spec, requested, format, arch, layout)) return *found;
   const std::string kernel = "--kernel " + std::string(variant_name(requested));
+  if (requested == KernelVariant::kDp4a) {
+    throw UsageError(
+        "--kernel dp4a runs a convolution matrix not of rank one on 8-bit images, every weight "
+        "(as scaled to integers) from -128 to 127, at most " +
+        std::to_string(2 * gb_dp4a::kMaxRadius + 1) + "x" +
+        std::to_string(2 * gb_dp4a::kMaxRadius + 1) + ", on sm_61 and later; " +
+        (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)
+             ? "this one takes --kernel dense (or auto)"
+             : "this filter takes the others (--kernel auto)"));
+  }
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
     throw UsageError(kernel +
                      " cannot run this matrix: it is not of rank one, so it takes "

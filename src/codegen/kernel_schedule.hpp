@@ -27,9 +27,10 @@ enum class KernelVariant {
   kGeneral,  // kernels/blur_general.cu: two launches, any sample type, premultiplied alpha
   kDense,    // kernels/matrix_dense.cu: a convolution matrix not of rank one, one 2-D pass
   kSeparable,  // kernels/separable_tile.cu: kGeneral's passes in one launch, through shared memory
+  kDp4a,  // kernels/matrix_dp4a.cu: kDense for byte weights on 8-bit images, four products at once
 };
 
-inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
+inline constexpr NameTable<KernelVariant, 9> kVariantNames{{{
     {KernelVariant::kAuto, "auto", "the fastest that applies"},
     {KernelVariant::kMma, "mma",
      "tensor cores, sm_80 and later; the Gaussian, and of 8-bit images the unsharp mask and "
@@ -44,6 +45,9 @@ inline constexpr NameTable<KernelVariant, 8> kVariantNames{{{
     {KernelVariant::kSeparable, "separable",
      "general's two passes in one launch; a matrix of rank one or an unsharp mask that mma does "
      "not take, where a tile fits"},
+    {KernelVariant::kDp4a, "dp4a",
+     "dense's pass four weights at a time (sm_61 and later); a matrix not of rank one on 8-bit "
+     "images whose weights are bytes (-128 to 127), up to 15x15"},
 }}};
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
@@ -112,10 +116,10 @@ struct KernelSchedule {
 
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
-/// variant that can (never nullopt). The Gaussian may take any variant but kDense and kSeparable;
-/// the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma where it applies
+/// variant that can (never nullopt). The Gaussian may take any variant but kDense, kDp4a and
+/// kSeparable; the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma where it applies
 /// (interleaved), else kSeparable where its tile fits shared memory, else kGeneral; a matrix not
-/// of rank one takes kDense. `layout` applies to the tensor-core kernel of more than one channel
+/// of rank one takes kDp4a where it applies, else kDense. `layout` applies to the tensor-core kernel of more than one channel
 /// (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,

@@ -122,7 +122,8 @@ LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int
             static_cast<unsigned>(height), static_cast<unsigned>(layers),
             static_cast<unsigned>(s.block_threads)};
   }
-  if (s.variant == KernelVariant::kDense || s.variant == KernelVariant::kSeparable) {
+  if (s.variant == KernelVariant::kDense || s.variant == KernelVariant::kDp4a ||
+      s.variant == KernelVariant::kSeparable) {
     // a tile of pixels per block
     return {static_cast<unsigned>((width + s.tile_w - 1) / s.tile_w),
             static_cast<unsigned>((height + s.tile_h - 1) / s.tile_h),

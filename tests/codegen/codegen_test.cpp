@@ -87,6 +87,9 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
           .source);
   // The operations beyond the Gaussian: the matrix and the finishing numbers baked in.
   check_golden("dense_matrix_3x3_c4_reflect101.cu",
+               generate_kernel(edge_matrix_spec(4, Border::kReflect101), KernelVariant::kDense)
+                   .source);
+  check_golden("dp4a_matrix_3x3_c4_reflect101.cu",
                generate_kernel(edge_matrix_spec(4, Border::kReflect101)).source);
   check_golden("general_unsharp_7x7_c3_16bit_clamp.cu",
                generate_kernel(unsharp_spec(3), KernelVariant::kGeneral, SampleFormat::k16).source);
@@ -143,7 +146,7 @@ TEST_CASE("an 8-bit matrix of rank one takes the tensor cores where its numbers 
 }
 
 TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchanged", "[codegen]") {
-  const GeneratedKernel k = generate_kernel(edge_matrix_spec(3, Border::kClamp));
+  const GeneratedKernel k = generate_kernel(edge_matrix_spec(3, Border::kClamp), KernelVariant::kDense);
   CHECK(k.schedule.variant == KernelVariant::kDense);
   CHECK(k.entry == "gb_matrix_kernel");
   CHECK(k.horizontal_entry.empty());
@@ -152,6 +155,55 @@ TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchang
   CHECK_THAT(k.source, Catch::Contains("#define GB_RADIUS_X 1\n"));
   CHECK(k.source.substr(k.source.size() - kMatrixDenseCu.size()) == kMatrixDenseCu);
   CHECK(blur_scratch_bytes(k, 100, 100) == 0);
+}
+
+TEST_CASE("a dense 8-bit matrix of byte weights takes dp4a, others the dense kernel", "[codegen]") {
+  const auto variant = [](const std::string& text, SampleFormat format = SampleFormat::k8,
+                          int arch = 90) {
+    return choose_schedule(matrix_spec(text, 3), KernelVariant::kAuto, format, arch).variant;
+  };
+  const KernelSchedule edges = choose_schedule(edge_matrix_spec(3, Border::kClamp));
+  CHECK(edges.variant == KernelVariant::kDp4a);
+  CHECK(edges.tile_w == 128);
+  CHECK(edges.tile_h == 32);
+  // Weights as the 8-bit arithmetic scales them: signed bytes, -128 to 127.
+  CHECK(variant("127 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDp4a);
+  CHECK(variant("128 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDense);
+  CHECK(variant("127 0 0; 0 -129 0; 0 0 1") == KernelVariant::kDense);
+  CHECK(variant("12.7 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDp4a);   // 127, -10, 10
+  CHECK(variant("12.8 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDense);  // 128
+  // 16-bit and HDR samples, and GPUs before dp4a (sm_61), take the dense kernel.
+  CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k16) == KernelVariant::kDense);
+  CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::kFloat) == KernelVariant::kDense);
+  CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 60) == KernelVariant::kDense);
+  CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 61) == KernelVariant::kDp4a);
+  // Up to 15x15 each way: a 17-wide or 17-tall matrix takes the dense kernel.
+  const auto zeros = [](int width, int height) {
+    std::string text;
+    for (int j = 0; j < height; ++j) {
+      for (int i = 0; i < width; ++i) text += (i == 0 && j == 0) ? "2 " : i == j ? "1 " : "0 ";
+      text += ";";
+    }
+    return text;
+  };
+  CHECK(variant(zeros(15, 15)) == KernelVariant::kDp4a);
+  CHECK(variant(zeros(17, 3)) == KernelVariant::kDense);
+  CHECK(variant(zeros(3, 17)) == KernelVariant::kDense);
+  // Its source: the dense kernel's prelude, its own files; asked for where it cannot run, a usage
+  // error that says its bounds and what can.
+  const GeneratedKernel k = generate_kernel(edge_matrix_spec(3, Border::kClamp));
+  CHECK(k.entry == "gb_matrix_kernel");
+  CHECK(k.name == "gpublur_dp4a_matrix_3x3_c3.cu");
+  CHECK_THAT(k.source, Catch::Contains("#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}\n"));
+  CHECK(k.source.substr(k.source.size() - kMatrixDp4aCu.size()) == kMatrixDp4aCu);
+  CHECK_THROWS_WITH(choose_schedule(matrix_spec("128 0 0; 0 -128 0; 0 0 1", 3),
+                                    KernelVariant::kDp4a),
+                    Catch::Contains("from -128 to 127") && Catch::Contains("--kernel dense"));
+  CHECK_THROWS_WITH(choose_schedule(matrix_spec("1 2 1", 3), KernelVariant::kDp4a),
+                    Catch::Contains("--kernel dp4a runs a convolution matrix not of rank one") &&
+                        Catch::Contains("--kernel auto"));
+  CHECK_THROWS_WITH(choose_schedule(test::make_test_spec(7, 1.5, 3), KernelVariant::kDp4a),
+                    Catch::Contains("--kernel dp4a"));
 }
 
 TEST_CASE("each operation's kernel is its own: names and sources differ", "[codegen]") {

@@ -165,11 +165,13 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
   const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
   // The 8-bit unsharp mask and matrix of rank one take the tensor cores (with their finish), the
-  // rest their own kernels.
+  // edge detector's byte weights on 8-bit images dp4a, the rest their own kernels.
   const bool mma = !dense && format == SampleFormat::k8;
-  CHECK(kernel.schedule.variant == (dense  ? KernelVariant::kDense
-                                    : mma  ? KernelVariant::kMma
-                                           : KernelVariant::kSeparable));
+  const bool bytes = dense && format == SampleFormat::k8 && text[1] == '1';
+  CHECK(kernel.schedule.variant == (bytes   ? KernelVariant::kDp4a
+                                    : dense ? KernelVariant::kDense
+                                    : mma   ? KernelVariant::kMma
+                                            : KernelVariant::kSeparable));
   const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
   CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel("
                                       : mma ? ".entry gb_blur_kernel("
@@ -187,6 +189,43 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
     const CompiledKernel general = compile_kernel(two, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
     CHECK_THAT(general.ptx, Catch::Contains(".entry gb_horizontal_kernel("));
   }
+}
+
+TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc]") {
+  // 1-4 channels (alpha kept on four, or filtered); a row of one chunk (3x3, before the row: its
+  // chunk starts at -1), of two (5x5: the last chunk overlaps), three (9 wide, 3 tall) and four
+  // (15x15: its channels one at a time); no negative weight (the unsigned rounding); every border.
+  const auto [width, height, channels, straight, border] =
+      GENERATE(table<int, int, int, bool, Border>({
+          {3, 3, 1, false, Border::kConstant},
+          {5, 5, 3, false, Border::kReflect101},
+          {9, 3, 2, false, Border::kWrap},
+          {5, 5, 4, false, Border::kClamp},
+          {3, 3, 4, true, Border::kReflect},
+          {15, 15, 3, false, Border::kConstant},
+      }));
+  std::string text;
+  for (int j = 0; j < height; ++j) {
+    for (int i = 0; i < width; ++i) {
+      const int w = (i * 7 + j * 3) % 11 - (channels == 2 ? 0 : 5);  // two channels: none negative
+      text += std::to_string(i == 0 && j == 0 ? 100 : w) + " ";
+    }
+    text += ";";
+  }
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text(text);
+  p.border = border;
+  p.border_value = {10, 20, 30, 40};
+  p.alpha = straight ? AlphaMode::kStraight : AlphaMode::kPremultiplied;
+  const FilterSpec spec = make_blur_spec(p, channels);
+  CAPTURE(width, height, channels, straight, border_name(border));
+  const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, 90);
+  REQUIRE(kernel.schedule.variant == KernelVariant::kDp4a);
+  const CompiledKernel cubin = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""});
+  CHECK(elf_sm(cubin.cubin) == 90);
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{7, 5}, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains("dp4a.u32.s32"));
 }
 
 TEST_CASE("a matrix of rank one compiles on the tensor cores in each of their forms", "[nvrtc]") {

@@ -1,4 +1,5 @@
-// gpu_filter_test.cpp — [gpu] the convolution matrix (dense, kernels/matrix_dense.cu; of rank one,
+// gpu_filter_test.cpp — [gpu] the convolution matrix (dense: kernels/matrix_dp4a.cu for byte
+// weights, held to matrix_dense.cu's bytes, matrix_dense.cu for the others; of rank one,
 // separable_tile.cu or blur_general.cu with the matrix's column and row, 8-bit: the tensor-core
 // kernel, blur_mma.cu, with exact sums) and the unsharp mask (the same with its finish; 8-bit: the
 // tensor-core kernel with mma_finish.cuh) on
@@ -96,6 +97,10 @@ std::vector<Filter> filters() {
                 Decimal{1, 0}),                               // dense, fixed point
       random_matrix(31, 31, 7),                               // dense, the largest
       random_matrix(9, 3, 8),                                 // dense, anisotropic
+      random_matrix(15, 15, 9),                               // dense, dp4a's largest
+      // dp4a's byte weights at their bounds, and just past them (the dense kernel).
+      matrix("127 -128 0 5 1; 3 -7 2 0 9; 1 1 1 1 1", Decimal{3, 0}),
+      matrix("128 -128 0; 3 -7 2; 1 1 1"),
       matrix("-1 0 1; -2 0 2; -1 0 1", {}, Decimal{128, 0}),  // rank one: Sobel
       matrix("1 4 6 4 1", {}, {}),                            // rank one: one row
       matrix("1; 2; 3; 2; 1; 0; -1"),                         // rank one: a column
@@ -182,7 +187,7 @@ void require_gpu_equals_cpu() {
   // Where auto takes the one-launch kernel, the two-launch one (what a tile too large for shared
   // memory takes) is held to the same bytes on three channels; where it takes the tensor cores
   // (the 8-bit unsharp mask and matrix of rank one), the one-launch kernel (what their limits
-  // leave it to).
+  // leave it to); where it takes dp4a (byte weights), the dense kernel.
   std::vector<std::optional<GeneratedKernel>> second(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Case& c = all[i];
@@ -191,11 +196,13 @@ void require_gpu_equals_cpu() {
     compiler.request(kernels.back(), Target::kCubin);
     if (c.ptx) compiler.request(kernels.back(), Target::kPtx);
     const KernelVariant chosen = kernels.back().schedule.variant;
-    if (c.ptx && (chosen == KernelVariant::kSeparable || chosen == KernelVariant::kMma)) {
-      second[i] = generate_kernel(
-          c.spec,
-          chosen == KernelVariant::kMma ? KernelVariant::kSeparable : KernelVariant::kGeneral,
-          format);
+    if (c.ptx && (chosen == KernelVariant::kSeparable || chosen == KernelVariant::kMma ||
+                  chosen == KernelVariant::kDp4a)) {
+      second[i] = generate_kernel(c.spec,
+                                  chosen == KernelVariant::kMma    ? KernelVariant::kSeparable
+                                  : chosen == KernelVariant::kDp4a ? KernelVariant::kDense
+                                                                   : KernelVariant::kGeneral,
+                                  format);
       compiler.request(*second[i], Target::kCubin);
     }
   }
@@ -238,14 +245,15 @@ TEST_CASE("matrix and unsharp on the GPU == CPU: floating point (HDR)", "[gpu][f
   require_gpu_equals_cpu<float>();
 }
 
-TEST_CASE("a dense matrix takes the dense kernel, rank one and unsharp the tensor cores",
+TEST_CASE("a dense matrix takes dp4a or the dense kernel, rank one and unsharp the tensor cores",
           "[gpu][filter]") {
   const auto variant = [](const Filter& f) {
     return generate_kernel(make_blur_spec(f.parameters, 3), KernelVariant::kAuto, SampleFormat::k8,
                            test::gpu().arch.number())
         .schedule.variant;
   };
-  CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
+  CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDp4a);
+  CHECK(variant(matrix("128 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
   CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kMma);
   CHECK(variant(matrix("199; 59; 0")) == KernelVariant::kSeparable);  // past the 16-bit middle
   CHECK(variant(unsharp(7, 1.5, 1, 0)) == KernelVariant::kMma);
