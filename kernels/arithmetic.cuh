@@ -213,23 +213,21 @@ struct MatrixScale {
   i64 reach;
 };
 
-// Where 2 reach + denominator < 2^31, every t and 2t +- n fit in 32 bits, so the rounding is done
-// in i32: the same integer, and in a kernel (whose numbers are constants, so this choice is made
-// when it compiles) a 32-bit multiply by the constant instead of 64-bit arithmetic per sample.
-// kNoNegativeSums: the caller knows S >= 0 (no weight is negative); with a bias >= 0, t >= 0
-// too, and halves away from zero are halves up: one unsigned division by a constant, the same
-// integer as round_div's.
-template <typename Sample, i64 kMax, bool kNoNegativeSums = false, typename S>
+// Where 2 reach + denominator < 2^31, every t and 2t + n fit in 32 bits, so the rounding is done
+// in 32 bits: the same integer, and in a kernel (whose numbers are constants, so this choice is
+// made when it compiles) a multiply by a constant instead of 64-bit arithmetic per sample. A t at
+// or below 0 rounds to 0 or below, which the clamp makes 0; above 0, halves away from zero are
+// halves up: one unsigned division by a constant, not round_div's two signed ones and a select.
+// The 64-bit form is the rule as written; a test holds the two together.
+template <typename Sample, i64 kMax, typename S>
 GB_HD Sample finish_matrix(S s, const MatrixScale& m) {
   if (2 * m.reach + m.denominator < (1ll << 31)) {
     const i32 t = static_cast<i32>(s) * static_cast<i32>(m.scale) + static_cast<i32>(m.bias);
-    if (m.denominator == 1) return clamp_to<Sample>(t, kMax);  // nothing to round
-    if (kNoNegativeSums && m.bias >= 0) {
-      const u32 n = static_cast<u32>(m.denominator);
-      const u32 r = (2 * static_cast<u32>(t) + n) / (2 * n);
-      return static_cast<Sample>(r > kMax ? kMax : r);
-    }
-    return clamp_to<Sample>(round_div<i32>(t, static_cast<i32>(m.denominator)), kMax);
+    const u32 up = static_cast<u32>(t > 0 ? t : 0);  // branch-free: a max, and the clamps mins
+    if (m.denominator == 1) return static_cast<Sample>(up > kMax ? kMax : up);  // nothing to round
+    const u32 n = static_cast<u32>(m.denominator);
+    const u32 r = (2 * up + n) / (2 * n);  // 0 where t <= 0: n / 2n
+    return static_cast<Sample>(r > kMax ? kMax : r);
   }
   return clamp_to<Sample>(round_div<i64>(static_cast<i64>(s) * m.scale + m.bias, m.denominator),
                           kMax);
@@ -251,11 +249,9 @@ struct MatrixInteger {
   static constexpr i64 kMax = kMaxValue;
   static GB_HD In prepare(const Sample* pixel, int k, int) { return pixel[k]; }
   static GB_HD Mid vertical_done(Mid a) { return a; }
-  // One sample (the tensor-core kernel finishes its outputs one by one, through this, and says
-  // where no weight is negative: finish_matrix's kNoNegativeSums).
-  template <bool kNoNegativeSums = false>
+  // One sample (the tensor-core and dp4a kernels finish their outputs one by one, through this).
   static GB_HD Sample finish_sample(Sum s, const Numbers& m) {
-    return finish_matrix<Sample, kMax, kNoNegativeSums>(s, m);
+    return finish_matrix<Sample, kMax>(s, m);
   }
   static GB_HD void finish(const Sum* s, const Sample* in, Sample* out, int channels,
                            bool keep_alpha, const Numbers& m) {

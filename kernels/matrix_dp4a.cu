@@ -98,14 +98,6 @@ __device__ __forceinline__ int chunk_word(int j, int m) {
   constexpr ChunkWords table = chunk_words();
   return table.word[j][m];
 }
-__host__ __device__ constexpr bool no_negative_weight() {
-  for (int j = 0; j < kSizeY; ++j) {
-    for (int i = 0; i < kSizeX; ++i) {
-      if (weight(j, i) < 0) return false;
-    }
-  }
-  return true;
-}
 __host__ __device__ constexpr bool byte_weights() {
   for (int j = 0; j < kSizeY; ++j) {
     for (int i = 0; i < kSizeX; ++i) {
@@ -115,7 +107,6 @@ __host__ __device__ constexpr bool byte_weights() {
   return true;
 }
 static_assert(byte_weights(), "the weights are signed bytes");
-constexpr bool kNoNegativeSums = no_negative_weight();
 constexpr bool kKeepAlpha = GB_KEEP_ALPHA;
 constexpr int kFiltered = kKeepAlpha ? kChannels - 1 : kChannels;
 // The channels' loop unrolled where its code stays small; else one channel at a time.
@@ -123,7 +114,9 @@ constexpr bool kUnrollChannels = kRows * 4 * kSizeY * kChunks * kFiltered <= 204
 
 __constant__ unsigned char border_pixel[4] = GB_BORDER_PIXEL;
 
-// Four u8 samples times four s8 weights, plus acc.
+// Four u8 samples times four s8 weights, plus acc. (dp4a's signed form, the samples stored less
+// 128 and each sum started at 128 times the weights' sum, was no faster on an H100:
+// bench/RESULTS.md; the plain samples kept.)
 __device__ __forceinline__ int dp4a(unsigned samples, int weights, int acc) {
   int d;
   asm("dp4a.u32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(samples), "r"(weights), "r"(acc));
@@ -214,8 +207,7 @@ __device__ __forceinline__ void filter_channel(const unsigned (*plane)[kPlaneWor
     unsigned word = 0;
 #pragma unroll
     for (int c = 0; c < 4; ++c) {
-      word |= static_cast<unsigned>(Policy::finish_sample<kNoNegativeSums>(sum[r][c], numbers))
-              << (8 * c);
+      word |= static_cast<unsigned>(Policy::finish_sample(sum[r][c], numbers)) << (8 * c);
     }
     result[r] = word;
   }

@@ -111,8 +111,7 @@ __device__ __forceinline__ unsigned char finish_sample(unsigned b, unsigned char
 #ifdef GB_EXACT_SUMS
   (void)in;
   constexpr gb_arith::MatrixScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
-  // |S| < 2^31; S >= 0 where no tap is negative
-  return gb_arith::Matrix8::finish_sample<!kSignedX && !kSignedY>(static_cast<int>(b), numbers);
+  return gb_arith::Matrix8::finish_sample(static_cast<int>(b), numbers);  // |S| < 2^31
 #else
   constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;
   return gb_arith::Unsharp8::finish_sample(b - kHorizontalRound, in, numbers);

@@ -225,8 +225,9 @@ KernelSchedule dense_schedule(const FilterSpec& spec, SampleFormat format) {
 
 // kDp4a's, where it takes the matrix: 8-bit images, every weight a signed byte, a radius up to
 // gb_dp4a::kMaxRadius each way, an architecture with dp4a (sm_61 on), and planes that fit shared
-// memory at a tile of 128 x 32 pixels, else 128 x 16 or 128 x 8 (each thread's rows shared by
-// more outputs in taller tiles).
+// memory at a tile of 128 x 32 pixels, else 128 x 16 or 8 (a thread's loaded rows and windows
+// serve more outputs in taller tiles; 128 x 64 ran slower on an H100, its threads' registers
+// halving the blocks an SM holds).
 std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat format,
                                             int arch) {
   const IntegerMatrix<std::int32_t>& m = spec.matrix.q8;
