@@ -25,9 +25,10 @@ def read(path: Union[str, os.PathLike], *, max_pixels: int = 1 << 27,
 
 def write(path: Union[str, os.PathLike], image, *, png_level: Optional[int] = None,
           jpeg_quality: Optional[int] = None, webp_quality: Optional[int] = None,
-          webp_lossless: bool = False) -> None:
+          webp_lossless: bool = False, tiff_compression: Optional[str] = None) -> None:
     """Writes an HxW or HxWxC uint8, uint16 or float32 array to `path` atomically, in the format its
-    extension names (png, jpg, webp, tif, bmp, tga, pnm, hdr), with the command line's encoders."""
+    extension names (png, jpg, webp, tif, bmp, tga, pnm, hdr), with the command line's encoders.
+    `tiff_compression`: "deflate" (the default for an array) or "none"."""
     layout = _layout(image)
     if layout.device >= 0:
         raise ValueError("write takes host arrays: copy it to the host first (e.g. x.get(), x.cpu())")
@@ -42,6 +43,8 @@ def write(path: Union[str, os.PathLike], image, *, png_level: Optional[int] = No
             args += [flag, str(_integer(flag[2:], value))]
     if webp_lossless:
         args.append("--webp-lossless")
+    if tiff_compression is not None:
+        args += ["--tiff-compression", str(tiff_compression)]
     _checked(_engine.write(os.fspath(path), array.__array_interface__["data"][0], h, w, c, layout.bits,
                            ["--size", "1"] + args))
 

@@ -238,6 +238,8 @@ void define_output_options(CLI::App& app, Request& r, Given& g) {
   app.add_option("--jpeg-subsampling", g.subsampling,
                  "JPEG chroma subsampling: 444, 422 or 420 (default: a JPEG input's own, else 444 "
                  "from quality 90, 420 below)");
+  add_choice(app, "--tiff-compression", r.write.tiff_compression, kTiffCompressionNames,
+             "TIFF outputs' compression: " + choices_help(kTiffCompressionNames));
   app.add_option("--webp-quality", r.write.webp_quality, "Lossy WebP quality 1..100")
       ->default_str(std::to_string(r.write.webp_quality));
   app.add_flag("--webp-lossless", r.write.webp_lossless, "Write WebP losslessly");

@@ -27,6 +27,12 @@ inline constexpr NameTable<JpegCodec, 3> kCodecNames{{{
     {JpegCodec::kCpu, "cpu", "libjpeg-turbo only: the same bytes on every machine"},
 }}};
 
+inline constexpr NameTable<TiffCompression, 3> kTiffCompressionNames{{{
+    {TiffCompression::kAuto, "auto", "an uncompressed TIFF input's none, else deflate"},
+    {TiffCompression::kNone, "none", "the samples as they are: the fastest to write and read"},
+    {TiffCompression::kDeflate, "deflate", "Deflate with the horizontal predictor (lossless)"},
+}}};
+
 struct Request {
   /// kVersion: print versions. kCompile: generate and compile a kernel for --dump-ptx or
   /// --dump-source only (with an input image: for its channels and depth). kBlur: blur images.

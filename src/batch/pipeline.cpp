@@ -50,6 +50,7 @@ struct Item {
   std::optional<PreparedImage> prepared;
   Metadata metadata;
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
+  TiffCompression tiff_compression = TiffCompression::kAuto;
   std::uint64_t held = 0;             // bytes held in the budget
   bool start_share = false;           // holds a place of the CPU's share while nvJPEG starts
   bool raw = false;                   // read straight into its raster (raw_read.hpp)
@@ -157,6 +158,7 @@ void prepare(Item& item, DecodedImage&& decoded, const PipelineSettings& s) {
   r.format_in = std::string(format_name(decoded.format));
   if (!s.strip_metadata) item.metadata = std::move(decoded.metadata);
   item.subsampling = decoded.subsampling;
+  item.tiff_compression = decoded.tiff_compression;
   const auto start = Clock::now();
   item.prepared = prepare_image(std::move(decoded), s.blur, r.job.format);
   r.stages.emplace_back("prepare", ms_since(start));
@@ -337,6 +339,8 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   EncodeOptions options = s.encode;
   if (options.jpeg_subsampling == ChromaSubsampling::kAuto)
     options.jpeg_subsampling = item.subsampling;
+  if (options.tiff_compression == TiffCompression::kAuto)
+    options.tiff_compression = item.tiff_compression;
   for (const std::string& lost : metadata_not_kept(item.metadata, r.job.format)) {
     r.notes.push_back(lost);
   }

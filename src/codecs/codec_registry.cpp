@@ -121,11 +121,11 @@ constexpr Codec tiff() {
            starts_with(b, n, std::string_view("MM\0*", 4));
   };
   c.decode = decode_tiff;
-  c.encode8.encode = [](const Image& i, const EncodeOptions&, const Metadata& m) {
-    return encode_tiff(i, m);
+  c.encode8.encode = [](const Image& i, const EncodeOptions& o, const Metadata& m) {
+    return encode_tiff(i, m, o.tiff_compression);
   };
-  c.encode16.encode = [](const Image16& i, const EncodeOptions&, const Metadata& m) {
-    return encode_tiff(i, m);
+  c.encode16.encode = [](const Image16& i, const EncodeOptions& o, const Metadata& m) {
+    return encode_tiff(i, m, o.tiff_compression);
   };
   return c;
 }

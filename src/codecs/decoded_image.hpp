@@ -17,6 +17,9 @@ struct DecodedImage {
   Metadata metadata;
   /// A JPEG's chroma subsampling (kAuto for other formats), which a JPEG output keeps by default.
   ChromaSubsampling subsampling = ChromaSubsampling::kAuto;
+  /// A TIFF's compression (kNone where its image data is stored as it is, else kDeflate; kAuto
+  /// for other formats), which a TIFF output keeps by default.
+  TiffCompression tiff_compression = TiffCompression::kAuto;
   /// Non-empty when the pipeline converted the image, e.g. HDR reduced to 8 bits.
   std::string conversion;
 

@@ -28,6 +28,10 @@ struct JpegEncodeSettings {
   }
 };
 
+/// How TIFF outputs hold their image data; kAuto keeps an uncompressed TIFF input uncompressed
+/// (as ImageMagick keeps an input's compression) and Deflates every other output.
+enum class TiffCompression { kAuto, kNone, kDeflate };
+
 /// Which codec reads and writes JPEG (--codec): kGpu nvJPEG on the GPU for every JPEG it takes
 /// (the rest: libjpeg-turbo), or an error without it; kCpu libjpeg-turbo only, the same bytes on
 /// every machine; kAuto both at once where nvJPEG is there (jpeg_route.hpp), else libjpeg-turbo.
@@ -42,6 +46,7 @@ struct EncodeOptions {
   ChromaSubsampling jpeg_subsampling = ChromaSubsampling::kAuto;
   int webp_quality = 90;  // 1..100, lossy
   bool webp_lossless = false;
+  TiffCompression tiff_compression = TiffCompression::kAuto;
 };
 
 }  // namespace gpublur

@@ -108,8 +108,13 @@ tmsize_t write_proc(thandle_t h, void* buffer, tmsize_t n) {
   MemoryFile& f = file_of(h);
   if (!f.out || n < 0) return -1;
   const std::uint64_t end = f.pos + static_cast<std::uint64_t>(n);
-  if (end > f.out->size()) f.out->resize(end);
-  std::memcpy(f.out->data() + f.pos, buffer, static_cast<std::size_t>(n));
+  const auto* bytes = static_cast<const std::uint8_t*>(buffer);
+  if (f.pos == f.out->size()) {  // appended (the strips): copied once, not zeroed first
+    f.out->insert(f.out->end(), bytes, bytes + n);
+  } else {
+    if (end > f.out->size()) f.out->resize(end);
+    std::memcpy(f.out->data() + f.pos, bytes, static_cast<std::size_t>(n));
+  }
   f.pos = end;
   f.size = std::max(f.size, end);
   return n;
@@ -462,12 +467,22 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
   }
   result.metadata = metadata_of(h.get());
   result.metadata.exif = exif_from_tiff(data, size);
+  result.tiff_compression =
+      l.compression == COMPRESSION_NONE ? TiffCompression::kNone : TiffCompression::kDeflate;
   return result;
 }
 
 template <typename Sample>
-std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata) {
+std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata,
+                                      TiffCompression compression) {
+  const bool deflate = compression != TiffCompression::kNone;
   std::vector<std::uint8_t> out;
+  // Stored as they are, the samples and a header are the file: room for them at once, not a
+  // vector grown (moved and zeroed) strip by strip, which took most of an 8K image's encode.
+  if (!deflate) {
+    out.reserve(image.pixels.size() * sizeof(Sample) + metadata.icc.size() + metadata.xmp.size() +
+                (std::size_t{1} << 16));
+  }
   MemoryFile file{nullptr, &out, 0, 0};
   Handle h(file, "w", std::numeric_limits<tmsize_t>::max());
   TIFF* tif = h.get();
@@ -485,9 +500,10 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
     const std::uint16_t extra[1] = {EXTRASAMPLE_UNASSALPHA};
     TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, extra);
   }
-  // Strips predicted and Deflated here (compressed_strips), written as they are.
-  TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-  TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+  // Strips predicted and Deflated here (compressed_strips), or the raster's own rows, written
+  // as they are.
+  TIFFSetField(tif, TIFFTAG_COMPRESSION, deflate ? COMPRESSION_ADOBE_DEFLATE : COMPRESSION_NONE);
+  if (deflate) TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
   const std::uint32_t rows_per_strip = std::max<std::uint32_t>(1, TIFFDefaultStripSize(tif, 0));
   TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
   if (icc_to_write(metadata)) {
@@ -506,12 +522,25 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
                  : metadata.density->unit == Density::Unit::kInch     ? RESUNIT_INCH
                                                                       : RESUNIT_NONE);
   }
-  const std::vector<std::vector<std::uint8_t>> strips = compressed_strips(image, rows_per_strip);
-  for (std::size_t s = 0; s < strips.size(); ++s) {
-    if (TIFFWriteRawStrip(tif, static_cast<std::uint32_t>(s),
-                          const_cast<std::uint8_t*>(strips[s].data()),
-                          static_cast<tmsize_t>(strips[s].size())) < 0)
-      h.fail("cannot encode TIFF");
+  if (deflate) {
+    const std::vector<std::vector<std::uint8_t>> strips = compressed_strips(image, rows_per_strip);
+    for (std::size_t s = 0; s < strips.size(); ++s) {
+      if (TIFFWriteRawStrip(tif, static_cast<std::uint32_t>(s),
+                            const_cast<std::uint8_t*>(strips[s].data()),
+                            static_cast<tmsize_t>(strips[s].size())) < 0)
+        h.fail("cannot encode TIFF");
+    }
+  } else {  // the raster's rows are the strips' bytes: no copy but libtiff's into the file
+    const std::size_t row_bytes = image.row_samples() * sizeof(Sample);
+    const auto height = static_cast<std::size_t>(image.height);
+    for (std::size_t first = 0, s = 0; first < height; first += rows_per_strip, ++s) {
+      const std::size_t rows = std::min<std::size_t>(rows_per_strip, height - first);
+      auto* bytes = reinterpret_cast<std::uint8_t*>(
+          const_cast<Sample*>(image.pixels.data() + first * image.row_samples()));
+      if (TIFFWriteRawStrip(tif, static_cast<std::uint32_t>(s), bytes,
+                            static_cast<tmsize_t>(rows * row_bytes)) < 0)
+        h.fail("cannot encode TIFF");
+    }
   }
   if (!h.close()) h.fail("cannot encode TIFF");
   out.resize(file.size);
@@ -519,7 +548,7 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   return out;
 }
 
-template std::vector<std::uint8_t> encode_tiff(const Image&, const Metadata&);
-template std::vector<std::uint8_t> encode_tiff(const Image16&, const Metadata&);
+template std::vector<std::uint8_t> encode_tiff(const Image&, const Metadata&, TiffCompression);
+template std::vector<std::uint8_t> encode_tiff(const Image16&, const Metadata&, TiffCompression);
 
 }  // namespace gpublur

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "codecs/decoded_image.hpp"
+#include "codecs/encode_options.hpp"
 #include "image/decode_limits.hpp"
 
 namespace gpublur {
@@ -19,9 +20,10 @@ namespace gpublur {
 DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits);
 
 /// 8- or 16-bit samples, 1-4 channels (the alpha of 2 and 4 as unassociated alpha), deflated
-/// with the horizontal predictor; ICC profile, XMP and density kept. Sample: std::uint8_t or
-/// std::uint16_t. Throws IoError.
+/// with the horizontal predictor (kAuto and kDeflate) or stored as they are (kNone); ICC profile,
+/// XMP and density kept. Sample: std::uint8_t or std::uint16_t. Throws IoError.
 template <typename Sample>
-std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata = {});
+std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata = {},
+                                      TiffCompression compression = TiffCompression::kDeflate);
 
 }  // namespace gpublur

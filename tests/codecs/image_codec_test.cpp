@@ -155,6 +155,31 @@ TEST_CASE("TIFF's strips, predicted and compressed on several threads, read back
   CHECK(decode(file).image.get<Image>().pixels == ramp.pixels);
 }
 
+TEST_CASE("TIFF stored without compression reads back whole and says so", "[codec][tiff]") {
+  EncodeOptions none;
+  none.tiff_compression = TiffCompression::kNone;
+  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{3001, 7}, std::pair{97, 4099}}) {
+    for (int channels = 1; channels <= 4; ++channels) {
+      CAPTURE(w, h, channels);
+      const auto seed = static_cast<std::uint32_t>(w + h + channels);
+      const Image in8 = test::random_image(w, h, channels, seed);
+      const Image16 in16 = test::random_image16(w, h, channels, seed);
+      const Bytes file8 = encode_image(in8, ImageFormat::kTiff, none);
+      CHECK(file8.size() >= in8.pixels.size());  // the samples as they are, and a header
+      const DecodedImage back8 = decode(file8);
+      CHECK(back8.image.get<Image>().pixels == in8.pixels);
+      CHECK(back8.tiff_compression == TiffCompression::kNone);
+      CHECK(decode(encode_image(in16, ImageFormat::kTiff, none)).image.get<Image16>().pixels ==
+            in16.pixels);
+    }
+  }
+  // The default for an image without a TIFF of its own: Deflate, which the decoder reports.
+  const DecodedImage deflated = decode(encode_image(test::random_image(9, 9, 3, 1), ImageFormat::kTiff));
+  CHECK(deflated.tiff_compression == TiffCompression::kDeflate);
+  CHECK(decode(encode_image(test::random_image(9, 9, 3, 1), ImageFormat::kPng)).tiff_compression ==
+        TiffCompression::kAuto);
+}
+
 TEST_CASE("HDR round-trips within RGBE's precision and stays floating-point", "[codec]") {
   for (int width : {5, 17, 300}) {  // flat scanlines below 8 wide, run-length encoded above
     ImageF in = make_raster<float>(width, 9, 3);

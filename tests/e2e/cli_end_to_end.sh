@@ -155,6 +155,21 @@ contains "$work/stderr" "converted to 8 bits" "16-bit conversion reported"
 expect 0 "16-bit kernel dump" -- "$samples/gradient16.png" --size 7 --arch sm_90 --dump-ptx -
 contains "$work/stdout" ".entry gb_horizontal_kernel(" "16-bit input dumps the general kernel"
 
+# TIFF outputs keep an uncompressed TIFF input uncompressed and Deflate the rest, unless
+# --tiff-compression says; the pixels are the same either way.
+size_of() { stat -c %s "$1"; }
+expect 0 "PNG to uncompressed TIFF" -- "$samples/edges.png" "$work/plain.tif" --size 3 --tiff-compression none
+expect 0 "uncompressed TIFF to TIFF" -- "$work/plain.tif" "$work/kept.tif" --size 3
+expect 0 "uncompressed TIFF to Deflate" -- "$work/plain.tif" "$work/deflated.tif" --size 3 --tiff-compression deflate
+expect 0 "PNG to TIFF" -- "$samples/edges.png" "$work/fromPng.tif" --size 3
+[ "$(size_of "$work/kept.tif")" -ge "$(size_of "$work/plain.tif")" ] && pass || fail "an uncompressed TIFF's output was compressed"
+[ "$(size_of "$work/deflated.tif")" -lt "$(size_of "$work/kept.tif")" ] && pass || fail "--tiff-compression deflate did not compress"
+[ "$(size_of "$work/fromPng.tif")" -lt "$(size_of "$work/plain.tif")" ] && pass || fail "a PNG's TIFF output was not Deflated"
+"$bin" "$work/kept.tif" "$work/kept.png" --size 1 && "$bin" "$work/deflated.tif" "$work/deflated.png" --size 1
+cmp -s "$work/kept.png" "$work/deflated.png" && pass || fail "uncompressed and Deflated TIFF outputs differ in pixels"
+expect 2 "bad --tiff-compression" -- "$samples/edges.png" "$work/bad.tif" --tiff-compression lzw
+contains "$work/stderr" "--tiff-compression" "bad --tiff-compression names the option"
+
 # HDR in, HDR out: floating point; to another format: reduced to 8 bits, with a warning.
 expect 0 "HDR" -- "$samples/glow.hdr" "$work/glow.hdr" --sigma 3
 [ "$(head -c 10 "$work/glow.hdr")" = "#?RADIANCE" ] && pass || fail "HDR output is not Radiance"
@@ -425,7 +440,11 @@ check_failure 2 "--divisor without --matrix" "$samples/edges.png" "$work/new.png
 # What the GPU would run, the matrix and the finish's numbers baked in (no GPU needed).
 expect 0 "--matrix --dump-source" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --dump-source -
 contains "$work/stdout" "#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}" "--matrix --dump-source"
-contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --dump-source"
+contains "$work/stdout" "the dp4a kernel for a 3x3 convolution matrix" "--matrix --dump-source"
+expect 0 "--matrix --kernel dense" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --kernel dense --dump-source -
+contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --kernel dense --dump-source"
+expect 2 "--matrix --kernel dp4a, past its bound" -- --matrix "128 -1 -1; -1 8 -1; -1 -1 -1" --kernel dp4a --arch sm_90 --dump-ptx -
+contains "$work/stderr" "from -128 to 127" "--matrix --kernel dp4a, past its bound"
 expect 0 "--unsharp --dump-ptx" -- --unsharp 1.5 --size 7 --arch sm_90 --dump-ptx -
 contains "$work/stdout" ".entry gb_blur_kernel(" "--unsharp --dump-ptx (8-bit: the tensor cores)"
 expect 0 "--unsharp --kernel separable" -- --unsharp 1.5 --size 7 --kernel separable --arch sm_90 --dump-ptx -

@@ -26,6 +26,19 @@ def test_jpeg_quality(tmp_path):
     assert (tmp_path / "low.jpg").stat().st_size < (tmp_path / "high.jpg").stat().st_size
 
 
+def test_tiff_compression(tmp_path):
+    image = photo(64, 48, c=3)
+    gpublur.write(tmp_path / "none.tif", image, tiff_compression="none")
+    gpublur.write(tmp_path / "deflate.tif", image)
+    for name in ("none.tif", "deflate.tif"):
+        assert np.array_equal(gpublur.read(tmp_path / name), image)
+    # Stored as it is: the samples' bytes and a header; Deflated: fewer.
+    assert (tmp_path / "none.tif").stat().st_size >= image.size
+    assert (tmp_path / "deflate.tif").stat().st_size < image.size
+    with pytest.raises(ValueError, match="--tiff-compression"):
+        gpublur.write(tmp_path / "bad.tif", image, tiff_compression="lzw")
+
+
 def test_read_errors_name_the_file(tmp_path):
     with pytest.raises(OSError, match="missing.png"):
         gpublur.read(tmp_path / "missing.png")
