@@ -19,6 +19,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "base/large_buffer.hpp"
 #include "codecs/exif_tiff.hpp"
 
 namespace gpublur {
@@ -477,11 +478,12 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
                                       TiffCompression compression) {
   const bool deflate = compression != TiffCompression::kNone;
   std::vector<std::uint8_t> out;
-  // Stored as they are, the samples and a header are the file: room for them at once, not a
-  // vector grown (moved and zeroed) strip by strip, which took most of an 8K image's encode.
+  // Stored as they are, the samples and a header are the file: room for them at once (a
+  // batch's recycled buffer where one fits, as BMP's and PNM's encoders take), not a vector grown
+  // (moved and zeroed) strip by strip, which took most of an 8K image's encode.
   if (!deflate) {
-    out.reserve(image.pixels.size() * sizeof(Sample) + metadata.icc.size() + metadata.xmp.size() +
-                (std::size_t{1} << 16));
+    reserve_large(out, image.pixels.size() * sizeof(Sample) + metadata.icc.size() +
+                           metadata.xmp.size() + (std::size_t{1} << 16));
   }
   MemoryFile file{nullptr, &out, 0, 0};
   Handle h(file, "w", std::numeric_limits<tmsize_t>::max());
