@@ -130,8 +130,11 @@ void decode(const std::uint8_t* data, std::size_t size) {
     m.exif.assign(data, data + size);
     what_tiff_drops(m.exif);
     const Image pixels = make_image(2, 2, 3);
-    const std::vector<std::uint8_t> tiff = encode_image(pixels, ImageFormat::kTiff, {}, m);
-    decode_image(tiff, "fuzz.tif", kLimits);
+    for (const TiffCompression c : {TiffCompression::kDeflate, TiffCompression::kNone}) {
+      EncodeOptions options;
+      options.tiff_compression = c;  // the EXIF spliced after Deflated strips and after raw ones
+      decode_image(encode_image(pixels, ImageFormat::kTiff, options, m), "fuzz.tif", kLimits);
+    }
   }
 }
 

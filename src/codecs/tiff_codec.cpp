@@ -483,7 +483,8 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   // (moved and zeroed) strip by strip, which took most of an 8K image's encode.
   if (!deflate) {
     reserve_large(out, image.pixels.size() * sizeof(Sample) + metadata.icc.size() +
-                           metadata.xmp.size() + (std::size_t{1} << 16));
+                           metadata.xmp.size() + 2 * metadata.exif.size() +
+                           (std::size_t{1} << 16));  // EXIF: its tags, then the merged directory
   }
   MemoryFile file{nullptr, &out, 0, 0};
   Handle h(file, "w", std::numeric_limits<tmsize_t>::max());
