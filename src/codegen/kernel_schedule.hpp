@@ -41,7 +41,8 @@ inline constexpr NameTable<KernelVariant, 9> kVariantNames{{{
     {KernelVariant::kGeneral, "general",
      "two passes; the one for 16-bit, HDR and premultiplied blurs, and for a matrix of rank "
      "one and the unsharp mask where no tile fits"},
-    {KernelVariant::kDense, "dense", "one 2-D pass; the one for a matrix not of rank one"},
+    {KernelVariant::kDense, "dense",
+     "one 2-D pass, a multiply-add a weight; a matrix not of rank one that dp4a does not take"},
     {KernelVariant::kSeparable, "separable",
      "general's two passes in one launch; a matrix of rank one or an unsharp mask that mma does "
      "not take, where a tile fits"},
