@@ -1,6 +1,6 @@
-// filter_bench.cpp — kernel time of gpublur's convolution matrix (dense: kernels/matrix_dp4a.cu for
-// byte weights, else matrix_dense.cu;
-// of rank one: blur_mma.cu where its numbers fit, else separable_tile.cu) and unsharp mask, next to references measured in the same run:
+// filter_bench.cpp — kernel time of gpublur's convolution matrix (dense: kernels/matrix_dp4a.cu
+// for byte weights, else matrix_dense.cu; of rank one: blur_mma.cu where its numbers fit, else
+// separable_tile.cu) and unsharp mask, next to references measured in the same run:
 // the device-to-device copy of the same bytes (the floor) and NPP's nppiFilterBorder (the same
 // integer matrix and divisor, the border replicated as gpublur's clamp). CUDA events around every
 // launch, warm-up, median; buffers rotate through more than 4x the L2 so no launch finds its data

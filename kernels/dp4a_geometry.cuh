@@ -17,7 +17,8 @@ namespace gb_dp4a {
 
 constexpr int kTileW = 128;  // pixels a block across: a warp of quads
 // The largest radius it takes on either axis: its loops are unrolled whole (each weight a
-// constant), and NVRTC's time grows with them, to many seconds at 31x31 (bench/RESULTS.md).
+// constant), and the compiler's time grows with them, to many seconds at 31x31 (nvcc's, measured
+// on the development machine: bench/RESULTS.md; NVRTC is the same compiler).
 constexpr int kMaxRadius = 7;
 
 GB_HD_CONSTEXPR int size_of(int radius) { return 2 * radius + 1; }

@@ -115,7 +115,7 @@ constexpr bool kUnrollChannels = kRows * 4 * kSizeY * kChunks * kFiltered <= 204
 __constant__ unsigned char border_pixel[4] = GB_BORDER_PIXEL;
 
 // Four u8 samples times four s8 weights, plus acc. (dp4a's signed form, the samples stored less
-// 128 and each sum started at 128 times the weights' sum, was no faster on an H100:
+// 128 and each sum started at 128 times the weights' sum, ran about as fast on an H100:
 // bench/RESULTS.md; the plain samples kept.)
 __device__ __forceinline__ int dp4a(unsigned samples, int weights, int acc) {
   int d;
@@ -128,6 +128,8 @@ __device__ __forceinline__ int dp4a(unsigned samples, int weights, int acc) {
 __device__ __forceinline__ void load_planes(unsigned (*planes)[kLoadH][kPlaneWords],
                                             const unsigned char* __restrict__ in, int pitch, int x0,
                                             int y0, int width, int height) {
+  // Device images' rows are 16-byte aligned (common.cuh); the byte path also keeps a caller's
+  // image of odd pitch correct, as pixel_tile.cuh's does.
   const bool aligned = ((reinterpret_cast<size_t>(in) | static_cast<size_t>(pitch)) & 3) == 0;
   for (int n = threadIdx.x; n < kLoadH * kPlaneWords; n += GB_BLOCK_THREADS) {
     const int r = n / kPlaneWords;

@@ -480,11 +480,14 @@ std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadat
   std::vector<std::uint8_t> out;
   // Stored as they are, the samples and a header are the file: room for them at once (a
   // batch's recycled buffer where one fits, as BMP's and PNM's encoders take), not a vector grown
-  // (moved and zeroed) strip by strip, which took most of an 8K image's encode.
+  // (moved and zeroed) strip by strip, which took most of an 8K image's encode (bench/RESULTS.md).
+  // Beside the samples: each strip's offset and length (8 bytes; at most a strip a row), the
+  // metadata, EXIF twice (its tags, then the directory merged with them), and the tags.
   if (!deflate) {
-    reserve_large(out, image.pixels.size() * sizeof(Sample) + metadata.icc.size() +
+    reserve_large(out, image.pixels.size() * sizeof(Sample) +
+                           8 * static_cast<std::size_t>(image.height) + metadata.icc.size() +
                            metadata.xmp.size() + 2 * metadata.exif.size() +
-                           (std::size_t{1} << 16));  // EXIF: its tags, then the merged directory
+                           (std::size_t{1} << 16));
   }
   MemoryFile file{nullptr, &out, 0, 0};
   Handle h(file, "w", std::numeric_limits<tmsize_t>::max());

@@ -224,10 +224,14 @@ KernelSchedule dense_schedule(const FilterSpec& spec, SampleFormat format) {
 }
 
 // kDp4a's, where it takes the matrix: 8-bit images, every weight a signed byte, a radius up to
-// gb_dp4a::kMaxRadius each way, an architecture with dp4a (sm_61 on), and planes that fit shared
-// memory at a tile of 128 x 32 pixels, else 128 x 16 or 8 (a thread's loaded rows and windows
-// serve more outputs in taller tiles; 128 x 64 ran slower on an H100, its threads' registers
-// halving the blocks an SM holds).
+// gb_dp4a::kMaxRadius each way, an architecture with dp4a (sm_61 on); a tile of 128 x 32 pixels,
+// whose planes fit static shared memory at that radius on four channels (a taller tile shares each
+// thread's loaded rows and windows among more outputs, but 128 x 64 ran slower on an H100, its
+// threads' registers halving the blocks an SM holds: bench/RESULTS.md).
+constexpr int kDp4aTileH = 32;
+static_assert(gb_dp4a::shared_bytes(4, gb_dp4a::kMaxRadius, gb_dp4a::kMaxRadius, kDp4aTileH) <=
+                  kSharedLimit,
+              "dp4a's planes fit static shared memory");
 std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat format,
                                             int arch) {
   const IntegerMatrix<std::int32_t>& m = spec.matrix.q8;
@@ -243,10 +247,8 @@ std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat
   s.variant = KernelVariant::kDp4a;
   s.block_threads = 256;
   s.tile_w = gb_dp4a::kTileW;
-  for (s.tile_h = 32; s.tile_h >= 8; s.tile_h /= 2) {
-    if (gb_dp4a::shared_bytes(spec.channels, rx, ry, s.tile_h) <= kSharedLimit) return s;
-  }
-  return std::nullopt;
+  s.tile_h = kDp4aTileH;
+  return s;
 }
 
 // kSeparable's: 256 threads, 32 across, on a tile of 32 x 32 pixels where the tile's load with

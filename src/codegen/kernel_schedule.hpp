@@ -120,8 +120,8 @@ struct KernelSchedule {
 /// variant that can (never nullopt). The Gaussian may take any variant but kDense, kDp4a and
 /// kSeparable; the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma where it applies
 /// (interleaved), else kSeparable where its tile fits shared memory, else kGeneral; a matrix not
-/// of rank one takes kDp4a where it applies, else kDense. `layout` applies to the tensor-core kernel of more than one channel
-/// (kAuto: the faster for the spec).
+/// of rank one takes kDp4a where it applies, else kDense. `layout` applies to the tensor-core
+/// kernel of more than one channel (kAuto: the faster for the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,
                                             ChannelLayout layout = ChannelLayout::kAuto);

@@ -146,12 +146,13 @@ TEST_CASE("the general kernel compiles for every sample format and alpha mode", 
 
 TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample format",
           "[nvrtc]") {
-  const auto [text, channels, straight, border] = GENERATE(
-      table<const char*, int, bool, Border>({{"-1 -1 -1; -1 8 -1; -1 -1 -1", 3, false, Border::kClamp},
-                                             {"0.5 1 0.5; 1 -2.25 1; 0.5 1 0.5", 4, false, Border::kConstant},
-                                             {"-1 0 1; -2 0 2; -1 0 1", 2, true, Border::kWrap},
-                                             {"", 4, false, Border::kReflect101},
-                                             {"", 1, true, Border::kReflect}}));
+  // bytes: the 8-bit weights are signed bytes (dp4a takes the dense matrix on 8-bit images).
+  const auto [text, channels, straight, border, bytes_weights] = GENERATE(
+      table<const char*, int, bool, Border, bool>({{"-1 -1 -1; -1 8 -1; -1 -1 -1", 3, false, Border::kClamp, true},
+                                                   {"0.5 1 0.5; 1 -2.25 1; 0.5 1 0.5", 4, false, Border::kConstant, false},
+                                                   {"-1 0 1; -2 0 2; -1 0 1", 2, true, Border::kWrap, true},
+                                                   {"", 4, false, Border::kReflect101, false},
+                                                   {"", 1, true, Border::kReflect, false}}));
   const SampleFormat format = GENERATE(SampleFormat::k8, SampleFormat::k16, SampleFormat::kFloat);
   CAPTURE(text, channels, straight, border_name(border), static_cast<int>(format));
   BlurParameters p = test::make_test_parameters(9, 2.0);
@@ -167,7 +168,7 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   // The 8-bit unsharp mask and matrix of rank one take the tensor cores (with their finish), the
   // edge detector's byte weights on 8-bit images dp4a, the rest their own kernels.
   const bool mma = !dense && format == SampleFormat::k8;
-  const bool bytes = dense && format == SampleFormat::k8 && text[1] == '1';
+  const bool bytes = dense && format == SampleFormat::k8 && bytes_weights;
   CHECK(kernel.schedule.variant == (bytes   ? KernelVariant::kDp4a
                                     : dense ? KernelVariant::kDense
                                     : mma   ? KernelVariant::kMma
@@ -194,7 +195,7 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
 TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc]") {
   // 1-4 channels (alpha kept on four, or filtered); a row of one chunk (3x3, before the row: its
   // chunk starts at -1), of two (5x5: the last chunk overlaps), three (9 wide, 3 tall) and four
-  // (15x15: its channels one at a time); no negative weight (the unsigned rounding); every border.
+  // (15x15: its channels one at a time); weights of one sign (two channels) or both; every border.
   const auto [width, height, channels, straight, border] =
       GENERATE(table<int, int, int, bool, Border>({
           {3, 3, 1, false, Border::kConstant},
@@ -207,7 +208,7 @@ TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc
   std::string text;
   for (int j = 0; j < height; ++j) {
     for (int i = 0; i < width; ++i) {
-      const int w = (i * 7 + j * 3) % 11 - (channels == 2 ? 0 : 5);  // two channels: none negative
+      const int w = (i * 7 + j * 3) % 11 - (channels == 2 ? 0 : 5);
       text += std::to_string(i == 0 && j == 0 ? 100 : w) + " ";
     }
     text += ";";

@@ -98,6 +98,7 @@ std::vector<Filter> filters() {
       random_matrix(31, 31, 7),                               // dense, the largest
       random_matrix(9, 3, 8),                                 // dense, anisotropic
       random_matrix(15, 15, 9),                               // dense, dp4a's largest
+      random_matrix(11, 7, 10),                               // dense, dp4a: 3 chunks, 7 rows
       // dp4a's byte weights at their bounds, and just past them (the dense kernel).
       matrix("127 -128 0 5 1; 3 -7 2 0 9; 1 1 1 1 1", Decimal{3, 0}),
       matrix("128 -128 0; 3 -7 2; 1 1 1"),
@@ -165,7 +166,7 @@ std::vector<Case> cases() {
         k.spec = make_blur_spec(p, c);
         k.what = filter.name + ", " + std::string(border_name(border)) +
                  (channels == 5 ? ", --alpha straight" : "");
-        k.shapes = {{1, 1}, {13, 42}, {176, 113}};
+        k.shapes = {{1, 1}, {13, 42}, {14, 9}, {176, 113}};  // 14: dp4a's last quad of two
         const bool small = p.operation == Operation::kMatrix
                                ? p.matrix.width * p.matrix.height <= 25
                                : p.size.x.size <= 7;
