@@ -15,6 +15,18 @@ using namespace gpublur;
 
 namespace {
 
+// A convolution matrix (rows as the command line takes them) on `channels` channels.
+FilterSpec matrix_spec(const std::string& text, int channels, Border border = Border::kClamp,
+                       AlphaMode alpha = AlphaMode::kPremultiplied) {
+  BlurParameters p;
+  p.operation = Operation::kMatrix;
+  p.matrix = parse_matrix_text(text);
+  p.border = border;
+  p.border_value = {10, 20, 30, 40};
+  p.alpha = alpha;
+  return make_blur_spec(p, channels);
+}
+
 constexpr unsigned char kElfMagic[] = {0x7f, 'E', 'L', 'F'};
 constexpr std::uint16_t kEmCuda = 190;
 
@@ -213,13 +225,8 @@ TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc
     }
     text += ";";
   }
-  BlurParameters p;
-  p.operation = Operation::kMatrix;
-  p.matrix = parse_matrix_text(text);
-  p.border = border;
-  p.border_value = {10, 20, 30, 40};
-  p.alpha = straight ? AlphaMode::kStraight : AlphaMode::kPremultiplied;
-  const FilterSpec spec = make_blur_spec(p, channels);
+  const FilterSpec spec = matrix_spec(text, channels, border,
+                                      straight ? AlphaMode::kStraight : AlphaMode::kPremultiplied);
   CAPTURE(width, height, channels, straight, border_name(border));
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, 90);
   REQUIRE(kernel.schedule.variant == KernelVariant::kDp4a);
@@ -248,12 +255,7 @@ TEST_CASE("a matrix of rank one compiles on the tensor cores in each of their fo
       matrix += ";";
     }
   }
-  BlurParameters p;
-  p.operation = Operation::kMatrix;
-  p.matrix = parse_matrix_text(matrix);
-  p.border = border;
-  p.border_value = {10, 20, 30, 40};
-  const FilterSpec spec = make_blur_spec(p, channels);
+  const FilterSpec spec = matrix_spec(matrix, channels, border);
   CAPTURE(text, channels, border_name(border), spec.matrix.width);
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, 90);
   REQUIRE(kernel.schedule.variant == KernelVariant::kMma);
