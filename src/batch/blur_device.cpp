@@ -232,7 +232,7 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
       const bool decoded = codec && codec->decode, encoded = codec && codec->encode;
       result.device = "gpu";
       result.stacked = t.stacked;
-      result.stages.emplace_back("staging", t.staging_ms);
+      result.stages.emplace_back("pin", t.pin_ms);
       result.stages.emplace_back("gpu wait", t.wait_ms);
       // A stack's events: its images' copies and decodes together, its encodes and copies.
       result.stages.emplace_back(decoded ? "gpu decode" : "upload", t.upload_ms);

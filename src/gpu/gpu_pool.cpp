@@ -8,7 +8,6 @@
 #include <optional>
 
 #include "gpu/cuda_driver.hpp"
-#include "gpu/staging_pool.hpp"
 
 namespace gpublur {
 namespace {
@@ -19,21 +18,12 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-// Images of this many bytes and more pass through the staging pool's pinned blocks; smaller ones
-// are pinned where they are (cuMemHostRegister), which costs them less than a copy each way.
-constexpr std::size_t kStagingMinBytes = std::size_t{32} << 20;
-// Pinned memory the staging pool holds at most: a few 8K images.
-constexpr std::size_t kStagingLimit = std::size_t{512} << 20;
-
 }  // namespace
 
 struct GpuPool::Impl {
   std::vector<GpuInfo> gpus;
   StackQueue queue;
-  // Declared before the staging pool, so its blocks are freed (in ~GpuPool's context) while the
-  // workers' contexts still exist; the workers go last.
   std::vector<std::unique_ptr<GpuWorker>> workers;
-  StagingPool staging{kStagingLimit};
   std::once_flag ready_once;
   std::string ready_why;
   const GpuSession* pinning_session = nullptr;  // any open context: pinning needs one current
@@ -76,11 +66,7 @@ GpuPool::GpuPool(const std::vector<GpuInfo>& gpus, KernelLibrary& kernels,
   }
 }
 
-GpuPool::~GpuPool() {
-  impl_->queue.close();
-  // Every blur has returned, so every staging block is free: freed as Impl goes, in a context.
-  if (impl_->pinning_session) impl_->pinning_session->make_current();
-}
+GpuPool::~GpuPool() { impl_->queue.close(); }
 
 bool GpuPool::wait_ready(std::string& why) {
   impl_->wait_ready();
@@ -114,33 +100,29 @@ GpuBlurTimes GpuPool::blur(HostPixels pixels, const std::string& key, const Blur
   r->codec = codec;
   std::future<GpuBlurTimes> done = r->done.get_future();
   const std::size_t bytes = pixels.row_bytes * static_cast<std::size_t>(pixels.height);
-  const bool decoded_there = codec && codec->decode, encoded_there = codec && codec->encode;
-  // Pinned memory lets the copies run asynchronously at the link's speed; the work runs here, on
-  // the caller's thread, off the GPU's worker. Not while a codec starts: pinning and the codec's
-  // start-up allocations wait for each other in the driver.
-  const auto staging_start = Clock::now();
+  // The image is pinned where it lies (cuMemHostRegister) for its trip, so its copies run
+  // asynchronously at the link's speed; here, on the caller's thread, off the GPU's worker. Not
+  // while a codec starts: pinning and the codec's start-up allocations wait for each other in the
+  // driver. Pinned where it lies, not copied through reused pinned blocks: an 8K image's raster
+  // (in huge pages, large_buffer.hpp) is pinned and unpinned in less time than one copy of it in
+  // a busy batch, and the blocks' own allocation held up a batch's start (bench/RESULTS.md,
+  // gpublur_pinning_bench).
+  const auto pin_start = Clock::now();
   std::optional<cuda::PinnedHostRange> pinned;
-  StagingPool::Block staged;
   if (impl_->pinning_session && pixels.data && impl_->codec_starting.load() == 0) {
     impl_->pinning_session->make_current();
-    if (bytes >= kStagingMinBytes) {
-      staged = impl_->staging.acquire(bytes);
-      if (!decoded_there) copy_bytes(staged.get(), pixels.data, bytes);
-      r->pixels.data = staged.get();
-    } else {
-      pinned.emplace(pixels.data, bytes);
-    }
+    pinned.emplace(pixels.data, bytes);
   }
-  double staging_ms = ms_since(staging_start);
+  double pin_ms = ms_since(pin_start);
   r->queued = Clock::now();
   impl_->queue.push(r);
   GpuBlurTimes times = done.get();
-  if (staged && !encoded_there) {
-    const auto back = Clock::now();
-    copy_bytes(pixels.data, staged.get(), bytes);
-    staging_ms += ms_since(back);
+  if (pinned) {
+    const auto unpin_start = Clock::now();
+    pinned.reset();
+    pin_ms += ms_since(unpin_start);
   }
-  times.staging_ms = staging_ms;
+  times.pin_ms = pin_ms;
   return times;
 }
 

@@ -23,7 +23,7 @@ namespace gpublur {
 
 /// What one image's trip through a GPU took.
 struct GpuBlurTimes {
-  double staging_ms = 0;  // its samples into (and out of) pinned memory (host clock)
+  double pin_ms = 0;  // its samples pinned where they lie, and unpinned (host clock)
   double wait_ms = 0;     // from handing it over to getting it back (host clock)
   float upload_ms = 0;    // its stack's copies to the GPU and decodes (CUDA events)
   float kernel_ms = 0;    // its stack's kernel(s)

@@ -138,8 +138,8 @@ TEST_CASE("the pipeline on the GPU writes the files it writes on the CPU", "[gpu
 
 TEST_CASE("raw PNMs on the GPU, read into and written from their rasters: the CPU's bytes",
           "[gpu][pool]") {
-  // An image above the staging pool's threshold (32 MiB: through its pinned blocks), and smaller
-  // ones pinned where they are; 8 and 16 bits, 1 to 4 channels.
+  // An image of 34 MiB (a raster in huge pages, large_buffer.hpp) and smaller ones, each pinned
+  // where it lies; 8 and 16 bits, 1 to 4 channels.
   const test::TempDir dir;
   struct Raw {
     const char* name;
