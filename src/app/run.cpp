@@ -312,6 +312,31 @@ Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jo
   return fewer;
 }
 
+// `r` with --devices set to the first GPU where a batch in one process would otherwise start
+// every GPU though nvJPEG does not decode it: a GPU's part of an image is then its copies and its
+// kernel, a small share of the host's (read, decode, encode, write; an 8K PPM: 9 ms on the GPU
+// against 66 ms of its read and write), so one GPU keeps ahead of the process's threads, and
+// contexts started together are each ready later (on two H100s 0.6-0.7 s, against 0.25 s for
+// one: bench/RESULTS.md). Said with -v. As it is where --devices names them (`all` too), where
+// --processes says how to split the batch, or where it runs in several processes (each has a
+// GPU of its own).
+Request with_blur_gpus(const Request& r, JpegCodec codec, std::size_t jobs, const Lanes& lanes,
+                       Reporter& reporter) {
+  if (r.single || !r.devices.empty() || r.every_gpu || r.processes != 0 ||
+      r.device == DeviceChoice::kCpu || starts_gpu_jpeg(codec, jobs) || !lanes.gpus.empty()) {
+    return r;
+  }
+  const int visible = visible_gpu_count();
+  if (visible < 2) return r;
+  Request one = r;
+  one.devices = {0};
+  reporter.say("blurring on 1 of the " + std::to_string(visible) +
+                   " GPUs: without nvJPEG, one keeps ahead of the CPU's stages (--devices to "
+                   "choose)",
+               false, true);
+  return one;
+}
+
 int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
   const Plan plan = plan_of(r);
   const std::vector<Job>& jobs = plan.jobs;
@@ -332,8 +357,9 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
-  const Request b = with_jpeg_gpus(r, codec, jobs.size(), reporter);
-  const Lanes lanes = lanes_of(b, codec.codec, jobs.size());
+  const Request jpeg_gpus = with_jpeg_gpus(r, codec, jobs.size(), reporter);
+  const Lanes lanes = lanes_of(jpeg_gpus, codec.codec, jobs.size());
+  const Request b = with_blur_gpus(jpeg_gpus, codec.codec, jobs.size(), lanes, reporter);
   if (!lanes.gpus.empty()) {
     reporter.say("the batch in " + std::to_string(lanes.gpus.size()) + " processes", false, true);
     make_output_directory(r.batch.output_dir);

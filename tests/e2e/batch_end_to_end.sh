@@ -123,6 +123,15 @@ check '[ "$(lanes_line 0,1 --codec gpu)" -eq 0 ]' "two GPUs, a small batch of JP
 one_gpu=$(CUDA_VISIBLE_DEVICES=0,1 "$bin" "$work/in/b" -o "$work/lanes_one" --sigma 1.5 -v --codec gpu 2>&1 |
   grep -c "nvJPEG on 1 of the 2 GPUs")
 check '[ "$one_gpu" -eq 1 ]' "two GPUs, a small batch of JPEGs: -v says one GPU"
+# A batch nvJPEG does not decode, in one process, blurs on one GPU unless --devices names more.
+blur_gpus() {
+  CUDA_VISIBLE_DEVICES=$1 "$bin" "$work/in/a" -o "$work/lanes_blur" --sigma 1.5 -v --threads 2 "${@:2}" 2>&1 |
+    grep -c "blurring on 1 of the 2 GPUs"
+  rm -rf "$work/lanes_blur"
+}
+check '[ "$(blur_gpus 0,1)" -eq 1 ]' "two GPUs, PNGs in one process: -v says one GPU"
+check '[ "$(blur_gpus 0,1 --devices all)" -eq 0 ]' "two GPUs, PNGs, --devices all: both"
+check '[ "$(blur_gpus 0)" -eq 0 ]' "one GPU, PNGs: nothing to say"
 check '[ "$(lanes_line 0 --codec gpu)" -eq 0 ]' "one GPU: one process"
 check '[ "$(lanes_line 0,1 --codec gpu --processes 1)" -eq 0 ]' "--processes 1: one process"
 check '[ "$(lanes_line 0,1 --codec cpu --threads 2)" -eq 0 ]' "--codec cpu, 2 threads: one process"
