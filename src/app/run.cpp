@@ -314,12 +314,11 @@ Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jo
 
 // `r` with --devices set to the first GPU where a batch in one process would otherwise start
 // every GPU though nvJPEG does not decode it: a GPU's part of an image is then its copies and its
-// kernel, a small share of the host's (read, decode, encode, write; an 8K PPM: 9 ms on the GPU
-// against 66 ms of its read and write), so one GPU keeps ahead of the process's threads, and
-// contexts started together are each ready later (on two H100s 0.6-0.7 s, against 0.25 s for
-// one: bench/RESULTS.md). Said with -v. As it is where --devices names them (`all` too), where
-// --processes says how to split the batch, or where it runs in several processes (each has a
-// GPU of its own).
+// kernel, a small share of the host's (read, decode, encode, write), so one GPU keeps ahead of
+// the process's threads, and contexts started together are each ready later than one alone
+// (bench/RESULTS.md, runs 46-47). Said with -v. As it is where --devices names them (`all` too),
+// where --processes says how to split the batch, or where it runs in several processes (each has
+// a GPU of its own).
 Request with_blur_gpus(const Request& r, JpegCodec codec, std::size_t jobs, const Lanes& lanes,
                        Reporter& reporter) {
   if (r.single || !r.devices.empty() || r.every_gpu || r.processes != 0 ||
