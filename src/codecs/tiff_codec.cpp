@@ -320,12 +320,29 @@ void read_samples(Handle& h, const Layout& l, Raster<Sample>& image) {
   std::uint32_t rows_per_strip = l.height;
   TIFFGetFieldDefaulted(tif, TIFFTAG_ROWSPERSTRIP, &rows_per_strip);
   rows_per_strip = std::max<std::uint32_t>(1, std::min(rows_per_strip, l.height));
-  std::vector<std::uint8_t> strip(block_bytes(h, l));
+  const std::size_t strip_bytes = block_bytes(h, l);
+  if (!separate) {
+    // Interleaved strips are the image's own rows: each is decoded straight into its place, and
+    // an uncompressed one is read there in one copy (libtiff takes that path where the buffer is
+    // given with its size), not through libtiff's strip buffer and ours (two more copies of an
+    // image, most of an 8K TIFF's decode).
+    const std::size_t row_bytes = image.row_bytes();
+    for (std::uint32_t y = 0; y < l.height; y += rows_per_strip) {
+      const std::uint32_t rows = std::min(rows_per_strip, l.height - y);
+      const std::uint32_t index = TIFFComputeStrip(tif, y, 0);
+      auto* place = reinterpret_cast<std::uint8_t*>(image.pixels.data() +
+                                                    std::size_t{y} * image.row_samples());
+      const auto bytes = static_cast<tmsize_t>(std::size_t{rows} * row_bytes);
+      if (TIFFReadEncodedStrip(tif, index, place, bytes) < 0) h.fail("damaged TIFF strip");
+    }
+    return;
+  }
+  std::vector<std::uint8_t> strip(strip_bytes);
   for (int p = 0; p < planes; ++p) {
     for (std::uint32_t y = 0; y < l.height; y += rows_per_strip) {
       const std::uint32_t index = TIFFComputeStrip(tif, y, static_cast<std::uint16_t>(p));
       if (TIFFReadEncodedStrip(tif, index, strip.data(), -1) < 0) h.fail("damaged TIFF strip");
-      copy_block(strip.data(), l.width, rows_per_strip, 0, y, separate ? p : -1, image);
+      copy_block(strip.data(), l.width, rows_per_strip, 0, y, p, image);  // a plane's samples
     }
   }
 }

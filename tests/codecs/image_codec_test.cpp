@@ -180,6 +180,108 @@ TEST_CASE("TIFF stored without compression reads back whole and says so", "[code
         TiffCompression::kAuto);
 }
 
+// An uncompressed TIFF of interleaved samples (`bits` 8 or 16, 1 to 3 channels; 2: gray and
+// unassociated alpha) in strips of `rows_per_strip` rows, stored in the file last strip first, in
+// either byte order: the layouts other writers make, which the decoder reads strip by strip
+// straight into the image. `samples` are the image's, in the host's order.
+Bytes strip_tiff(int w, int h, int channels, int bits, int rows_per_strip, bool big,
+                 const std::vector<std::uint16_t>& samples) {
+  const auto p16 = [big](Bytes& b, unsigned v) { big ? put16be(b, v) : put16le(b, v); };
+  const auto p32 = [big](Bytes& b, std::uint32_t v) { big ? put32be(b, v) : put32le(b, v); };
+  const auto row_samples = static_cast<std::size_t>(w * channels);
+  const int strips = (h + rows_per_strip - 1) / rows_per_strip;
+  Bytes b = big ? Bytes{'M', 'M', 0, 42} : Bytes{'I', 'I', 42, 0};
+  p32(b, 0);  // the directory's offset, set below
+  std::vector<std::uint32_t> offsets(static_cast<std::size_t>(strips)), counts(offsets.size());
+  for (int s = strips - 1; s >= 0; --s) {  // last strip first
+    offsets[static_cast<std::size_t>(s)] = static_cast<std::uint32_t>(b.size());
+    const int first = s * rows_per_strip, rows = std::min(rows_per_strip, h - first);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(rows) * row_samples; ++i) {
+      const std::uint16_t v = samples[static_cast<std::size_t>(first) * row_samples + i];
+      if (bits == 8) {
+        b.push_back(static_cast<std::uint8_t>(v));
+      } else {
+        p16(b, v);
+      }
+    }
+    counts[static_cast<std::size_t>(s)] =
+        static_cast<std::uint32_t>(b.size()) - offsets[static_cast<std::size_t>(s)];
+    if (b.size() % 2) b.push_back(0);
+  }
+  const auto array_at = static_cast<std::uint32_t>(b.size());  // BitsPerSample, offsets, counts
+  for (int c = 0; c < channels; ++c) p16(b, static_cast<unsigned>(bits));
+  for (std::uint32_t o : offsets) p32(b, o);
+  for (std::uint32_t n : counts) p32(b, n);
+  const auto ifd = static_cast<std::uint32_t>(b.size());
+  Bytes at;
+  p32(at, ifd);
+  std::copy(at.begin(), at.end(), b.begin() + 4);
+  struct Tag {
+    unsigned tag, type;
+    std::uint32_t count, value;  // value: inline, or an offset
+  };
+  const auto n = static_cast<std::uint32_t>(strips);
+  const std::uint32_t bits_at = array_at, offsets_at = array_at + 2 * static_cast<std::uint32_t>(channels),
+                      counts_at = offsets_at + 4 * n;
+  std::vector<Tag> tags = {
+      {256, 4, 1, static_cast<std::uint32_t>(w)},
+      {257, 4, 1, static_cast<std::uint32_t>(h)},
+      {258, 3, static_cast<std::uint32_t>(channels), channels == 1 ? unsigned(bits) : bits_at},
+      {259, 3, 1, 1},
+      {262, 3, 1, channels == 3 ? 2u : 1u},
+      {273, 4, n, n == 1 ? offsets[0] : offsets_at},
+      {277, 3, 1, static_cast<std::uint32_t>(channels)},
+      {278, 4, 1, static_cast<std::uint32_t>(rows_per_strip)},
+      {279, 4, n, n == 1 ? counts[0] : counts_at},
+      {284, 3, 1, 1}};
+  if (channels == 2) tags.push_back({338, 3, 1, 2});  // unassociated alpha
+  p16(b, static_cast<unsigned>(tags.size()));
+  for (const Tag& t : tags) {
+    p16(b, t.tag), p16(b, t.type), p32(b, t.count);
+    // Values of 4 bytes or fewer sit in the field: a SHORT in its first two bytes, two SHORTs
+    // (BitsPerSample of 2 channels) in both halves.
+    if (t.type == 3 && t.count == 1) {
+      p16(b, t.value), p16(b, 0);
+    } else if (t.type == 3 && t.count == 2) {
+      p16(b, static_cast<unsigned>(bits)), p16(b, static_cast<unsigned>(bits));
+    } else {
+      p32(b, t.value);
+    }
+  }
+  p32(b, 0);  // no next directory
+  return b;
+}
+
+TEST_CASE("TIFF strips read straight into the image: a short last strip, strips out of order, "
+          "either byte order",
+          "[codec][tiff]") {
+  const int w = 5, h = 7;
+  for (const bool big : {false, true}) {
+    for (const int bits : {8, 16}) {
+      for (int channels = 1; channels <= 3; ++channels) {
+        for (const int rows_per_strip : {1, 3, 7, 9}) {
+          CAPTURE(big, bits, channels, rows_per_strip);
+          std::vector<std::uint16_t> samples(static_cast<std::size_t>(w * h * channels));
+          for (std::size_t i = 0; i < samples.size(); ++i) {
+            samples[i] = static_cast<std::uint16_t>((i * 40503u + 17u) & (bits == 8 ? 0xffu : 0xffffu));
+          }
+          const DecodedImage d = decode(strip_tiff(w, h, channels, bits, rows_per_strip, big, samples));
+          REQUIRE(d.width() == w);
+          REQUIRE(d.height() == h);
+          REQUIRE(d.channels() == channels);
+          if (bits == 8) {
+            const std::vector<std::uint8_t> expected(samples.begin(), samples.end());
+            CHECK(d.image.get<Image>().pixels == expected);
+          } else {
+            CHECK(d.image.get<Image16>().pixels == samples);
+          }
+          CHECK(d.tiff_compression == TiffCompression::kNone);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("HDR round-trips within RGBE's precision and stays floating-point", "[codec]") {
   for (int width : {5, 17, 300}) {  // flat scanlines below 8 wide, run-length encoded above
     ImageF in = make_raster<float>(width, 9, 3);
