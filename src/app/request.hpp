@@ -56,7 +56,7 @@ struct Request {
 
   DeviceChoice device = DeviceChoice::kAuto;
   JpegCodec codec = JpegCodec::kAuto;  // --codec: who decodes and encodes JPEG
-  std::vector<int> devices;  // GPU ordinals (an ordinal twice: two workers); empty: every GPU
+  std::vector<int> devices;  // GPU ordinals (an ordinal twice: two workers); empty: as it pays
   bool every_gpu = false;    // --devices all: every GPU, whatever a JPEG batch would pay for
   unsigned threads = 0;      // CPU threads; 0: all the process may use
   unsigned processes = 0;    // a batch's processes (process_lanes.hpp); 0: as the batch needs

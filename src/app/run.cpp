@@ -312,28 +312,24 @@ Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jo
   return fewer;
 }
 
-// `r` with --devices set to the first GPU where a batch in one process would otherwise start
-// every GPU though nvJPEG does not decode it: a GPU's part of an image is then its copies and its
-// kernel, a small share of the host's (read, decode, encode, write), so one GPU keeps ahead of
-// the process's threads, and contexts started together are each ready later than one alone
-// (bench/RESULTS.md, runs 46-47). Said with -v. As it is where --devices names them (`all` too),
-// where --processes says how to split the batch, or where it runs in several processes (each has
-// a GPU of its own).
-Request with_blur_gpus(const Request& r, JpegCodec codec, std::size_t jobs, const Lanes& lanes,
-                       Reporter& reporter) {
-  if (r.single || !r.devices.empty() || r.every_gpu || r.processes != 0 ||
-      r.device == DeviceChoice::kCpu || starts_gpu_jpeg(codec, jobs) || !lanes.gpus.empty()) {
-    return r;
+// Whether a batch in one process blurs on one GPU (BlurDevice's one_gpu), said with -v: where
+// nvJPEG does not decode it, a GPU's part of an image is its copies and its kernel, a small share
+// of the host's (read, decode, encode, write), so one GPU keeps ahead of the process's threads,
+// and contexts started together are each ready later than one alone (bench/RESULTS.md, runs
+// 46-47). Not where --devices names the GPUs (`all` too). (A batch split over processes gives
+// each process a GPU of its own.)
+bool blurs_on_one_gpu(const Request& r, JpegCodec codec, std::size_t jobs, Reporter& reporter) {
+  if (r.single || !r.devices.empty() || r.every_gpu || r.device == DeviceChoice::kCpu ||
+      starts_gpu_jpeg(codec, jobs)) {
+    return false;
   }
   const int visible = visible_gpu_count();
-  if (visible < 2) return r;
-  Request one = r;
-  one.devices = {0};
-  reporter.say("blurring on 1 of the " + std::to_string(visible) +
-                   " GPUs: without nvJPEG, one keeps ahead of the CPU's stages (--devices to "
-                   "choose)",
+  if (visible < 2) return false;
+  reporter.say("blurring on one of the " + std::to_string(visible) +
+                   " GPUs, the first that other processes may share: without nvJPEG, one keeps "
+                   "ahead of the CPU's stages (--devices to choose)",
                false, true);
-  return one;
+  return true;
 }
 
 int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAtEnd at_end) {
@@ -356,9 +352,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   const BatchCodec codec = codec_for_batch(
       r.device == DeviceChoice::kCpu ? JpegCodec::kCpu : r.codec, jobs, r.limits);  // cli: not gpu
   if (!codec.why.empty()) reporter.say(codec.why, false, true);
-  const Request jpeg_gpus = with_jpeg_gpus(r, codec, jobs.size(), reporter);
-  const Lanes lanes = lanes_of(jpeg_gpus, codec.codec, jobs.size());
-  const Request b = with_blur_gpus(jpeg_gpus, codec.codec, jobs.size(), lanes, reporter);
+  const Request b = with_jpeg_gpus(r, codec, jobs.size(), reporter);
+  const Lanes lanes = lanes_of(b, codec.codec, jobs.size());
   if (!lanes.gpus.empty()) {
     reporter.say("the batch in " + std::to_string(lanes.gpus.size()) + " processes", false, true);
     make_output_directory(r.batch.output_dir);
@@ -383,7 +378,8 @@ int blur_files(const Request& r, std::ostream& out, std::ostream& err, ContextAt
   BlurDevice device(
       b.device, b.devices, jobs.size(), kernels,
       [&](const std::string& line) { reporter.say(line); }, at_end == ContextAtEnd::kRelease,
-      starts_gpu_jpeg(codec.codec, jobs.size()));
+      starts_gpu_jpeg(codec.codec, jobs.size()),
+      blurs_on_one_gpu(b, codec.codec, jobs.size(), reporter));
   require_gpus(r, codec.codec, device);
   if (!r.single) make_output_directory(r.batch.output_dir);  // once, not a failure per file
   const StopSignals signals;  // to the end: the dumps and the report, too, finish whole

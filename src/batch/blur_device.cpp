@@ -3,9 +3,11 @@
 
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "base/errors.hpp"
+#include "base/large_buffer.hpp"
 #include "cpu/cpu_blur.hpp"
 #include "jit/nvrtc.hpp"
 #include "nvjpeg/jpeg_device_codec.hpp"
@@ -39,12 +41,18 @@ std::vector<GpuInfo> selected(const std::vector<GpuInfo>& all, const std::vector
 }
 
 // The GPUs to start, or none and `why` (no driver, no GPU, none of those --devices names, no
-// NVRTC, without which nothing can run on a GPU).
-std::vector<GpuInfo> usable_gpus(const std::vector<int>& ordinals, std::size_t jobs,
+// NVRTC, without which nothing can run on a GPU). `one_gpu`: BlurDevice's.
+std::vector<GpuInfo> usable_gpus(const std::vector<int>& ordinals, std::size_t jobs, bool one_gpu,
                                  std::string& why) {
   const std::vector<GpuInfo> all = probe_gpus(why);
-  const std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, why);
+  std::vector<GpuInfo> gpus = all.empty() ? all : selected(all, ordinals, jobs, why);
   if (gpus.empty()) return gpus;
+  if (one_gpu && ordinals.empty()) {
+    // A GPU in an exclusive mode may be another process's, or none may open a context on it.
+    const auto shared =
+        std::find_if(gpus.begin(), gpus.end(), [](const GpuInfo& g) { return g.shared; });
+    if (shared != gpus.end()) gpus = {*shared};
+  }
   try {
     nvrtc_version();
   } catch (const Error& e) {
@@ -63,18 +71,18 @@ struct BlurDevice::Started {
 
 BlurDevice::BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
                        KernelLibrary& kernels, std::function<void(const std::string&)> announce,
-                       bool release_contexts, bool jpeg_workers)
+                       bool release_contexts, bool jpeg_workers, bool one_gpu)
     : choice_(choice), announce_(std::move(announce)) {
   if (choice == DeviceChoice::kCpu) {
     found_.set_value("--device cpu");
     return;
   }
   starting_ = std::async(std::launch::async, [this, ordinals = std::move(ordinals), jobs, &kernels,
-                                              release_contexts, jpeg_workers] {
+                                              release_contexts, jpeg_workers, one_gpu] {
     auto s = std::make_shared<Started>();
     std::vector<GpuInfo> gpus;
     try {
-      gpus = usable_gpus(ordinals, jobs, s->why);
+      gpus = usable_gpus(ordinals, jobs, one_gpu, s->why);
     } catch (...) {
       found_.set_exception(std::current_exception());
       throw;
@@ -165,9 +173,7 @@ double thread_moments(double moments) {
   return moments * kCpuBlurWhileStartingPerThread * tbb::this_task_arena::max_concurrency();
 }
 
-bool light_for_cpu(const PreparedImage& image) {
-  return cpu_blur_work(image) <= thread_moments(1);
-}
+bool light_for_cpu(const PreparedImage& image) { return cpu_blur_work(image) <= thread_moments(1); }
 
 }  // namespace
 
@@ -207,8 +213,11 @@ bool BlurDevice::blur_on_cpu_while_starting(PreparedImage& image, FileResult& re
 HostPixels gpu_pixels(PreparedImage& image, const CodecWork* codec) {
   AnyImage& pixels = image.image;
   if (codec && codec->decode && !codec->encode && !pixels.data()) {
-    pixels.visit(
-        [](auto& r) { r.pixels.resize(r.row_samples() * static_cast<std::size_t>(r.height)); });
+    pixels.visit([](auto& r) {
+      const std::size_t count = r.row_samples() * static_cast<std::size_t>(r.height);
+      reserve_large(r.pixels, count);  // a large one in huge pages: pinned faster, too
+      r.pixels.resize(count);
+    });
   }
   return HostPixels{pixels.data(), pixels.row_bytes(), pixels.width(), pixels.height()};
 }
@@ -233,6 +242,11 @@ void BlurDevice::blur(PreparedImage& image, const std::string& key, FileResult& 
       result.device = "gpu";
       result.stacked = t.stacked;
       result.stages.emplace_back("pin", t.pin_ms);
+      if (t.pin_refused) {
+        result.notes.push_back(
+            "its samples could not be pinned (cuMemHostRegister): copied to and from the GPU "
+            "through the driver's own buffers, more slowly");
+      }
       result.stages.emplace_back("gpu wait", t.wait_ms);
       // A stack's events: its images' copies and decodes together, its encodes and copies.
       result.stages.emplace_back(decoded ? "gpu decode" : "upload", t.upload_ms);

@@ -29,10 +29,12 @@ class BlurDevice {
   /// `ordinals`: the GPUs to use (an ordinal twice: two workers on it); empty: every GPU. At most
   /// `jobs` workers start (a single image takes one GPU). `announce` says, once, why the CPU blurs.
   /// `jpeg_workers`: nvJPEG on a worker of its own on each GPU, started at once (GpuPool's
-  /// codec workers: a batch that nvJPEG may decode).
+  /// codec workers: a batch that nvJPEG may decode). `one_gpu`: where `ordinals` is empty, only
+  /// the first GPU in the default compute mode (one that other processes may share; where there
+  /// is none, every GPU, as without it).
   BlurDevice(DeviceChoice choice, std::vector<int> ordinals, std::size_t jobs,
              KernelLibrary& kernels, std::function<void(const std::string&)> announce,
-             bool release_contexts = true, bool jpeg_workers = false);
+             bool release_contexts = true, bool jpeg_workers = false, bool one_gpu = false);
   ~BlurDevice();
   BlurDevice(const BlurDevice&) = delete;
   BlurDevice& operator=(const BlurDevice&) = delete;

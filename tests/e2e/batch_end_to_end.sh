@@ -126,7 +126,7 @@ check '[ "$one_gpu" -eq 1 ]' "two GPUs, a small batch of JPEGs: -v says one GPU"
 # A batch nvJPEG does not decode, in one process, blurs on one GPU unless --devices names more.
 blur_gpus() {
   CUDA_VISIBLE_DEVICES=$1 "$bin" "$work/in/a" -o "$work/lanes_blur" --sigma 1.5 -v --threads 2 "${@:2}" 2>&1 |
-    grep -c "blurring on 1 of the 2 GPUs"
+    grep -c "blurring on one of the 2 GPUs"
   rm -rf "$work/lanes_blur"
 }
 check '[ "$(blur_gpus 0,1)" -eq 1 ]' "two GPUs, PNGs in one process: -v says one GPU"
