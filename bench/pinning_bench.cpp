@@ -15,11 +15,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "base/large_buffer.hpp"
 #include "gpu/cuda_driver.hpp"
@@ -36,25 +39,42 @@ double ms_of(const std::function<void()>& work) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// The median of `repeats` runs of `work`, after one run untimed (the driver's first call of a
+// kind is slower).
 double median_ms(int repeats, const std::function<void()>& work) {
+  work();
   std::vector<double> ms;
   for (int i = 0; i < repeats; ++i) ms.push_back(ms_of(work));
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
 
-// A pageable buffer, touched (so its pages exist, as an image's raster's do), in huge pages or not.
+// A pageable buffer, touched (so its pages exist, as an image's raster's do), in huge pages as the
+// batch asks for them (large_buffer.hpp: where the kernel gives them), or told not to use them.
 struct Pageable {
   std::vector<std::uint8_t> bytes;
   Pageable(std::size_t size, bool huge) {
     if (huge) {
       gpublur::reserve_large(bytes, size);
     } else {
-      bytes.reserve(size);  // glibc maps it alone; no advice: 4 KiB pages where THP is "madvise"
+      bytes.reserve(size);
+      const auto start =
+          (reinterpret_cast<std::uintptr_t>(bytes.data()) + 4095) & ~std::uintptr_t{4095};
+      const std::uintptr_t end =
+          (reinterpret_cast<std::uintptr_t>(bytes.data()) + size) & ~std::uintptr_t{4095};
+      if (end > start) ::madvise(reinterpret_cast<void*>(start), end - start, MADV_NOHUGEPAGE);
     }
     bytes.assign(size, 7);
   }
 };
+
+// The kernel's transparent huge page mode, as it prints it ("always [madvise] never").
+std::string huge_page_mode() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string mode;
+  std::getline(file, mode);
+  return mode.empty() ? "unknown" : mode;
+}
 
 void check(CUresult status, const char* what) {
   if (status != CUDA_SUCCESS) {
@@ -121,13 +141,24 @@ int main(int argc, char** argv) {
   const cuda::DriverApi& cu = cuda::api();
   cuda::DeviceBuffer device(size);
   cuda::Stream stream;
-  std::printf("# %s, %.1f MB buffers, median of %d; ms\n", gpu->name.c_str(), size / 1e6, repeats);
+  std::printf(
+      "# %s, %.1f MB buffers, ms: the median of %d after a run untimed (\"at once\": the "
+      "wall time of N threads, thread starts included); transparent huge pages: %s\n",
+      gpu->name.c_str(), size / 1e6, repeats, huge_page_mode().c_str());
 
-  // Fresh pinned blocks: one alone, then `threads` at once.
-  std::printf("cuMemHostAlloc, one: %.2f\n",
-              median_ms(repeats, [&] { cuda::PinnedHostBuffer b(size); }));
-  std::printf("cuMemHostAlloc, %d at once: %.2f\n", threads,
-              at_once_ms(threads, context, [&](int) { cuda::PinnedHostBuffer b(size); }));
+  // Fresh pinned blocks: one alone (its allocation, not its free), then `threads` at once.
+  std::unique_ptr<cuda::PinnedHostBuffer> fresh;
+  std::vector<double> allocations;
+  for (int r = 0; r <= repeats; ++r) {
+    const double ms = ms_of([&] { fresh = std::make_unique<cuda::PinnedHostBuffer>(size); });
+    fresh.reset();
+    if (r > 0) allocations.push_back(ms);
+  }
+  std::sort(allocations.begin(), allocations.end());
+  std::printf("cuMemHostAlloc, one: %.2f\n", allocations[allocations.size() / 2]);
+  std::printf("cuMemHostAlloc and free, %d at once: %.2f\n", threads, median_ms(repeats, [&] {
+                at_once_ms(threads, context, [&](int) { cuda::PinnedHostBuffer b(size); });
+              }));
 
   const cuda::PinnedHostBuffer block(size);
   for (const bool huge : {true, false}) {
@@ -149,11 +180,27 @@ int main(int argc, char** argv) {
     unreg = unregs[unregs.size() / 2];
     std::printf("%s: cuMemHostRegister %.2f, cuMemHostUnregister %.2f\n", pages, reg, unreg);
     std::printf("%s: register + unregister, %d at once: %.2f\n", pages, threads,
-                at_once_ms(threads, context, [&](int i) {
-                  void* p = buffers[static_cast<std::size_t>(i)]->bytes.data();
-                  check(cu.cuMemHostRegister(p, size, CU_MEMHOSTREGISTER_PORTABLE), "register");
-                  check(cu.cuMemHostUnregister(p), "unregister");
+                median_ms(repeats, [&] {
+                  at_once_ms(threads, context, [&](int i) {
+                    void* p = buffers[static_cast<std::size_t>(i)]->bytes.data();
+                    check(cu.cuMemHostRegister(p, size, CU_MEMHOSTREGISTER_PORTABLE), "register");
+                    check(cu.cuMemHostUnregister(p), "unregister");
+                  });
                 }));
+    // The copies of a raster pinned where it lies, as the batch makes them.
+    check(cu.cuMemHostRegister(own, size, CU_MEMHOSTREGISTER_PORTABLE), "register");
+    std::printf("%s, pinned where it lies: upload %.2f, download %.2f\n", pages,
+                median_ms(repeats,
+                          [&] {
+                            check(cu.cuMemcpyHtoDAsync(device.get(), own, size, stream.get()),
+                                  "upload");
+                            check(cu.cuStreamSynchronize(stream.get()), "sync");
+                          }),
+                median_ms(repeats, [&] {
+                  check(cu.cuMemcpyDtoHAsync(own, device.get(), size, stream.get()), "download");
+                  check(cu.cuStreamSynchronize(stream.get()), "sync");
+                }));
+    check(cu.cuMemHostUnregister(own), "unregister");
     std::printf("%s: a copy into a pinned block (8 threads): %.2f\n", pages,
                 median_ms(repeats, [&] { parallel_copy(block.get(), own, size); }));
     std::printf("%s: upload from pageable memory: %.2f\n", pages, median_ms(repeats, [&] {
@@ -165,7 +212,7 @@ int main(int argc, char** argv) {
                   check(cu.cuStreamSynchronize(stream.get()), "sync");
                 }));
   }
-  std::printf("pinned: upload %.2f, download %.2f\n",
+  std::printf("a cuMemHostAlloc block: upload %.2f, download %.2f\n",
               median_ms(repeats,
                         [&] {
                           check(cu.cuMemcpyHtoDAsync(device.get(), block.get(), size, stream.get()),

@@ -179,9 +179,9 @@ class PinnedHostRange {
   UniqueHandle<HostRegistrationTraits> registered_;
 };
 
-/// Host memory allocated page-locked (cuMemHostAlloc), portable to every context: for buffers
-/// reused across many copies, where pinning each image's own memory would cost more than copying
-/// it. Needs a context current to allocate.
+/// Host memory allocated page-locked (cuMemHostAlloc), portable to every context. The batch pins
+/// each image where it lies instead (PinnedHostRange), which costs less than copying it through
+/// such a buffer; gpublur_pinning_bench measures the two. Needs a context current to allocate.
 class PinnedHostBuffer {
  public:
   /// Throws CudaError where the driver cannot allocate it.

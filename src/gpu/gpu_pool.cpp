@@ -117,6 +117,7 @@ GpuBlurTimes GpuPool::blur(HostPixels pixels, const std::string& key, const Blur
   r->queued = Clock::now();
   impl_->queue.push(r);
   GpuBlurTimes times = done.get();
+  times.pin_refused = pinned && !pinned->pinned();
   if (pinned) {
     const auto unpin_start = Clock::now();
     pinned.reset();

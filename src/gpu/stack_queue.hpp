@@ -23,13 +23,14 @@ namespace gpublur {
 
 /// What one image's trip through a GPU took.
 struct GpuBlurTimes {
-  double pin_ms = 0;  // its samples pinned where they lie, and unpinned (host clock)
-  double wait_ms = 0;     // from handing it over to getting it back (host clock)
-  float upload_ms = 0;    // its stack's copies to the GPU and decodes (CUDA events)
-  float kernel_ms = 0;    // its stack's kernel(s)
-  float download_ms = 0;  // its stack's copies from the GPU and encodes
-  int stacked = 1;        // images in its stack's launch
-  int gpu = 0;            // which worker: an index into GpuPool::gpus()
+  double pin_ms = 0;         // its samples pinned where they lie, and unpinned (host clock)
+  double wait_ms = 0;        // from handing it over to getting it back (host clock)
+  float upload_ms = 0;       // its stack's copies to the GPU and decodes (CUDA events)
+  float kernel_ms = 0;       // its stack's kernel(s)
+  float download_ms = 0;     // its stack's copies from the GPU and encodes
+  int stacked = 1;           // images in its stack's launch
+  int gpu = 0;               // which worker: an index into GpuPool::gpus()
+  bool pin_refused = false;  // the driver would not pin its samples: its copies went unpinned
 };
 
 /// Host samples a GPU blurs in place: height rows of `row_bytes` bytes, packed, of the kernel's
@@ -44,7 +45,7 @@ struct HostPixels {
 /// One image handed to the GPUs.
 struct StackRequest {
   using Clock = std::chrono::steady_clock;
-  HostPixels pixels;  // where the GPU reads and writes: the image's samples or a pinned copy
+  HostPixels pixels;  // where the GPU reads and writes: the image's samples, pinned there
   std::string key;    // the kernel, among those of a run (prepared images' kernel_key)
   const BlurSpec* spec = nullptr;
   SampleFormat format = SampleFormat::k8;
@@ -53,9 +54,7 @@ struct StackRequest {
   Clock::time_point queued;
   std::promise<GpuBlurTimes> done;
 
-  std::optional<JpegEncodeSettings> encode() const {
-    return codec ? codec->encode : std::nullopt;
-  }
+  std::optional<JpegEncodeSettings> encode() const { return codec ? codec->encode : std::nullopt; }
   /// One stack is one launch of one kernel, over images of one size, encoded with one setting.
   bool stacks_with(const StackRequest& r) const {
     return r.key == key && r.pixels.width == pixels.width && r.pixels.height == pixels.height &&

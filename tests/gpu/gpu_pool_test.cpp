@@ -173,6 +173,14 @@ TEST_CASE("raw PNMs on the GPU, read into and written from their rasters: the CP
       const bool decoded = std::any_of(r.stages.begin(), r.stages.end(),
                                        [](const auto& stage) { return stage.first == "decode"; });
       CHECK_FALSE(decoded);  // read straight into the raster
+      // The large one pinned where it lies (its own mapping; small ones may share a page with
+      // another image being pinned, which the driver refuses the second: then copied unpinned).
+      if (choice == DeviceChoice::kGpu && r.job.input == dir.file("big.ppm")) {
+        for (const std::string& note : r.notes) {
+          CAPTURE(note);
+          CHECK(note.find("could not be pinned") == std::string::npos);
+        }
+      }
     }
   }
   for (std::size_t i = 0; i < gpu_jobs.size(); ++i) {
