@@ -4,8 +4,11 @@
 // two streams in turn, from memory, with the encodes of each stack on a second thread (the
 // worker's finisher) or without. Per GPU: the start-up, images/s, and the host's time in the
 // decode calls per stack. Whether the GPUs' codecs scale within one process, apart from the
-// pipeline's other work (reads, writes, the CPU's codec).
-//   gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes]   (e.g. hd-jpg 0,1,2,3 encode 2)
+// pipeline's other work (reads, writes, the CPU's codec). With THREADS 2, each GPU's stacks are
+// decoded by two threads at once (each with two slots of its own, the engine shared), to say
+// whether the decode calls' host time, which one thread spends one call after another, overlaps.
+//   gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes] [threads]
+//   (e.g. hd-jpg 0,1,2,3 encode 2)
 // And what the start's handles cost (no files decoded; a fresh process each, as the first
 // handle pays nvJPEG's own start): the hardware decoder's and the encoder's handle one after
 // the other, or both at once on two threads:
@@ -76,7 +79,8 @@ struct Slot {
 };
 
 void run_gpu(const GpuInfo& gpu, const std::vector<std::vector<std::uint8_t>>& files,
-             const JpegFacts& f, bool encode, int passes, Barrier& started, GpuResult& r) {
+             const JpegFacts& f, bool encode, int passes, int threads, Barrier& started,
+             GpuResult& r) {
   r.ordinal = gpu.ordinal;
   try {
     auto t = Clock::now();
@@ -86,7 +90,7 @@ void run_gpu(const GpuInfo& gpu, const std::vector<std::vector<std::uint8_t>>& f
     t = Clock::now();
     GpuJpegEngine engine;
     r.handles_ms = ms_since(t);
-    std::vector<Slot> slots(2);
+    std::vector<Slot> slots(2 * static_cast<std::size_t>(threads));
     const std::size_t pitch = device_pitch(static_cast<std::size_t>(f.width) * 3);
     const std::size_t image_bytes = pitch * static_cast<std::size_t>(f.height);
     for (Slot& s : slots) {
@@ -131,32 +135,42 @@ void run_gpu(const GpuInfo& gpu, const std::vector<std::vector<std::uint8_t>>& f
       }
     });
     const auto start = Clock::now();
-    std::size_t next = 0;
-    for (int pass = 0; pass < passes; ++pass) {
-      for (std::size_t at = 0; at + kStack <= files.size(); at += kStack) {
-        Slot& s = slots[next++ % slots.size()];
-        {
-          std::unique_lock<std::mutex> lock(m);
-          changed.wait(lock, [&] {
-            for (const Slot* h : handed)
-              if (h == &s) return false;
-            return true;
-          });
+    // Decoder thread d takes stacks d, d + threads, ... on its own two slots in turn.
+    const auto decode_stacks = [&](int d) {
+      session.make_current();
+      std::size_t next = 0, index = 0;
+      for (int pass = 0; pass < passes; ++pass) {
+        for (std::size_t at = 0; at + kStack <= files.size(); at += kStack, ++index) {
+          if (index % static_cast<std::size_t>(threads) != static_cast<std::size_t>(d)) continue;
+          Slot& s = slots[2 * static_cast<std::size_t>(d) + next++ % 2];
+          {
+            std::unique_lock<std::mutex> lock(m);
+            changed.wait(lock, [&] {
+              for (const Slot* h : handed)
+                if (h == &s) return false;
+              return true;
+            });
+          }
+          std::vector<CompressedImage> jpegs;
+          for (std::size_t i = 0; i < kStack; ++i) jpegs.push_back({i, &files[at + i]});
+          const auto call = Clock::now();
+          s.decoder->decode(jpegs, 3, s.buffer->get(), pitch, image_bytes, kStack, kStack);
+          const double call_ms = ms_since(call);
+          {
+            const std::lock_guard<std::mutex> lock(m);
+            r.decode_host_ms += call_ms;
+            r.images += kStack;
+            ++r.stacks;
+            handed.push_back(&s);
+          }
+          changed.notify_all();
         }
-        std::vector<CompressedImage> jpegs;
-        for (std::size_t i = 0; i < kStack; ++i) jpegs.push_back({i, &files[at + i]});
-        const auto call = Clock::now();
-        s.decoder->decode(jpegs, 3, s.buffer->get(), pitch, image_bytes, kStack, kStack);
-        r.decode_host_ms += ms_since(call);
-        r.images += kStack;
-        ++r.stacks;
-        {
-          const std::lock_guard<std::mutex> lock(m);
-          handed.push_back(&s);
-        }
-        changed.notify_all();
       }
-    }
+    };
+    std::vector<std::thread> decoders;
+    for (int d = 1; d < threads; ++d) decoders.emplace_back(decode_stacks, d);
+    decode_stacks(0);
+    for (std::thread& th : decoders) th.join();
     {
       const std::lock_guard<std::mutex> lock(m);
       done = true;
@@ -218,7 +232,7 @@ std::vector<int> ordinals_of(const std::string& list) {
 int main(int argc, char** argv) {
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes]\n"
+                 "usage: gpublur_nvjpeg_gpus DIR DEVICES [decode|encode] [passes] [threads]\n"
                  "       gpublur_nvjpeg_gpus - DEVICES handles|handles-together\n");
     return 2;
   }
@@ -242,6 +256,8 @@ int main(int argc, char** argv) {
   }
   const bool encode = mode == "encode";
   const int passes = argc > 4 ? std::stoi(argv[4]) : 2;
+  const int decoding_threads = argc > 5 ? std::stoi(argv[5]) : 1;
+  if (passes < 1 || decoding_threads < 1) return 2;
   std::vector<std::vector<std::uint8_t>> files;
   for (const auto& e : std::filesystem::directory_iterator(argv[1]))
     files.push_back(read_file(e.path().string()));
@@ -259,8 +275,8 @@ int main(int argc, char** argv) {
   const auto t = Clock::now();
   for (std::size_t i = 0; i < ordinals.size(); ++i) {
     threads.emplace_back(run_gpu, std::cref(all.at(static_cast<std::size_t>(ordinals[i]))),
-                         std::cref(files), std::cref(f), encode, passes, std::ref(started),
-                         std::ref(results[i]));
+                         std::cref(files), std::cref(f), encode, passes, decoding_threads,
+                         std::ref(started), std::ref(results[i]));
   }
   for (std::thread& th : threads) th.join();
   const double total = ms_since(t);
@@ -274,11 +290,13 @@ int main(int argc, char** argv) {
     images += r.images;
     slowest = std::max(slowest, r.wall_ms);
     std::printf(
-        "GPU %d (%s, %zu GPUs at once): context %.0f ms, nvJPEG start %.0f ms (handles %.0f, "
+        "GPU %d (%s, %zu GPUs at once, %d decoding threads each): context %.0f ms, nvJPEG start "
+        "%.0f ms (handles %.0f, "
         "decoders %.0f, encoder %.0f); %.0f images/s, decode calls %.1f ms a stack of %zu, "
         "finisher %.1f ms a stack\n",
-        r.ordinal, encode ? "decode + encode" : "decode", ordinals.size(), r.session_ms, r.start_ms,
-        r.handles_ms, r.decoders_ms, r.start_ms - r.handles_ms - r.decoders_ms,
+        r.ordinal, encode ? "decode + encode" : "decode", ordinals.size(), decoding_threads,
+        r.session_ms, r.start_ms, r.handles_ms, r.decoders_ms,
+        r.start_ms - r.handles_ms - r.decoders_ms,
         1000.0 * static_cast<double>(r.images) / r.wall_ms,
         r.decode_host_ms / static_cast<double>(r.stacks), kStack,
         r.encode_ms / static_cast<double>(r.stacks));

@@ -3,10 +3,20 @@
 // decoder initialized and its buffers allocated for 16 1080p 4:2:0 images) and the encoder's
 // part (the default handle, four parameter sets, 16 states, the first 1080p encode), each step
 // timed; one after the other, or the two parts on two threads at once (`parallel`), to say
-// whether a batch's JPEG worker gains by starting them side by side.
-//   gpublur_nvjpeg_startup [serial|parallel]
+// whether a batch's JPEG worker gains by starting them side by side. `counted` and `registered`
+// run in series with nvJPEG's memory taken through allocators of our own that count each step's
+// allocations and their time: the driver's cuMemAlloc and cuMemHostAlloc (`counted`, what
+// nvJPEG's defaults do), or host memory mapped here and pinned where it lies with
+// cuMemHostRegister (`registered`), to say how much of the start is allocating pinned memory.
+//   gpublur_nvjpeg_startup [serial|parallel|counted|registered]
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,15 +35,97 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-// Times each step of one part; prints them as "part: step ms, step ms, ...".
+// What the allocators below have done: calls, bytes and nanoseconds, pinned and device.
+struct Tally {
+  std::atomic<long> pinned_calls{0}, pinned_bytes{0}, pinned_ns{0};
+  std::atomic<long> device_calls{0}, device_bytes{0}, device_ns{0};
+};
+Tally tally;
+bool register_pinned = false;  // `registered`: map and register instead of cuMemHostAlloc
+std::mutex mapped_mutex;
+std::map<void*, std::size_t> mapped;  // registered blocks and their mapped sizes
+
+long ns_since(Clock::time_point t) {
+  return static_cast<long>(std::chrono::duration<double, std::nano>(Clock::now() - t).count());
+}
+
+int device_malloc(void** p, std::size_t size) {
+  const auto t = Clock::now();
+  CUdeviceptr d = 0;
+  const CUresult r = cuda::api().cuMemAlloc(&d, size);
+  *p = reinterpret_cast<void*>(d);
+  tally.device_calls++, tally.device_bytes += static_cast<long>(size),
+      tally.device_ns += ns_since(t);
+  return r == CUDA_SUCCESS ? 0 : 2;
+}
+int device_free(void* p) {
+  return cuda::api().cuMemFree(reinterpret_cast<CUdeviceptr>(p)) == CUDA_SUCCESS ? 0 : 1;
+}
+
+int pinned_malloc(void** p, std::size_t size, unsigned) {
+  const auto t = Clock::now();
+  CUresult r = CUDA_SUCCESS;
+  if (register_pinned) {
+    const std::size_t mapped_size = (std::max<std::size_t>(size, 1) + 4095) / 4096 * 4096;
+    void* m =
+        mmap(nullptr, mapped_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) return 2;
+    r = cuda::api().cuMemHostRegister(m, mapped_size, CU_MEMHOSTREGISTER_PORTABLE);
+    *p = m;
+    const std::lock_guard<std::mutex> lock(mapped_mutex);
+    mapped[m] = mapped_size;
+  } else {
+    r = cuda::api().cuMemHostAlloc(p, size, CU_MEMHOSTALLOC_PORTABLE);
+  }
+  tally.pinned_calls++, tally.pinned_bytes += static_cast<long>(size),
+      tally.pinned_ns += ns_since(t);
+  return r == CUDA_SUCCESS ? 0 : 2;
+}
+int pinned_free(void* p) {
+  if (!register_pinned) return cuda::api().cuMemFreeHost(p) == CUDA_SUCCESS ? 0 : 1;
+  std::size_t size = 0;
+  {
+    const std::lock_guard<std::mutex> lock(mapped_mutex);
+    size = mapped[p];
+    mapped.erase(p);
+  }
+  cuda::api().cuMemHostUnregister(p);
+  munmap(p, size);
+  return 0;
+}
+
+nvjpegDevAllocator_t device_allocator{device_malloc, device_free};
+nvjpegPinnedAllocator_t pinned_allocator{pinned_malloc, pinned_free};
+bool own_allocators = false;  // `counted` and `registered`
+
+nvjpegStatus_t create(const nvjpeg::Api& nv, nvjpegBackend_t backend, unsigned flags,
+                      nvjpegHandle_t* handle) {
+  return own_allocators
+             ? nv.nvjpegCreateEx(backend, &device_allocator, &pinned_allocator, flags, handle)
+             : nv.nvjpegCreateEx(backend, nullptr, nullptr, flags, handle);
+}
+
+// Times each step of one part; prints them as "part: step ms, step ms, ..." and, with our own
+// allocators, "[pinned N calls, MB, ms; device N calls, MB, ms]" of the step.
 class Steps {
  public:
   explicit Steps(std::string part) : line_(std::move(part) + ":"), start_(Clock::now()) {}
   template <typename F>
   void operator()(const char* name, F&& step) {
+    const long pc = tally.pinned_calls, pb = tally.pinned_bytes, pn = tally.pinned_ns;
+    const long dc = tally.device_calls, db = tally.device_bytes, dn = tally.device_ns;
     const auto t = Clock::now();
     step();
-    line_ += std::string(" ") + name + " " + std::to_string(static_cast<int>(ms_since(t))) + " ms,";
+    line_ += std::string(" ") + name + " " + std::to_string(static_cast<int>(ms_since(t))) + " ms";
+    if (own_allocators) {
+      char counts[160];
+      std::snprintf(
+          counts, sizeof counts, " [pinned %ld, %.1f MB, %.1f ms; device %ld, %.1f MB, %.1f ms]",
+          tally.pinned_calls - pc, (tally.pinned_bytes - pb) / 1e6, (tally.pinned_ns - pn) / 1e6,
+          tally.device_calls - dc, (tally.device_bytes - db) / 1e6, (tally.device_ns - dn) / 1e6);
+      line_ += counts;
+    }
+    line_ += ",";
   }
   std::string done() const {
     return line_ + " total " + std::to_string(static_cast<int>(ms_since(start_))) + " ms";
@@ -50,9 +142,9 @@ std::string decoder_part(const nvjpeg::Api& nv) {
   Steps steps("decoder");
   nvjpegHandle_t handle = nullptr;
   steps("hardware handle", [&] {
-    GB_NVJPEG_CHECK(nv.nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr,
-                                      NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle),
-                    "hardware handle");
+    GB_NVJPEG_CHECK(
+        create(nv, NVJPEG_BACKEND_HARDWARE, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle),
+        "hardware handle");
   });
   std::vector<nvjpegJpegState_t> states(3);
   std::vector<nvjpegJpegStream_t> parsed(3);
@@ -79,10 +171,8 @@ std::string decoder_part(const nvjpeg::Api& nv) {
 std::string encoder_part(const nvjpeg::Api& nv) {
   Steps steps("encoder");
   nvjpegHandle_t handle = nullptr;
-  steps("default handle", [&] {
-    GB_NVJPEG_CHECK(nv.nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, 0, &handle),
-                    "default handle");
-  });
+  steps("default handle",
+        [&] { GB_NVJPEG_CHECK(create(nv, NVJPEG_BACKEND_DEFAULT, 0, &handle), "default handle"); });
   cuda::Stream stream;
   const auto raw = reinterpret_cast<cudaStream_t>(stream.get());
   std::vector<nvjpegEncoderParams_t> params(4);
@@ -116,7 +206,14 @@ std::string encoder_part(const nvjpeg::Api& nv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool parallel = argc > 1 && std::string(argv[1]) == "parallel";
+  const std::string mode = argc > 1 ? argv[1] : "serial";
+  if (mode != "serial" && mode != "parallel" && mode != "counted" && mode != "registered") {
+    std::fprintf(stderr, "usage: gpublur_nvjpeg_startup [serial|parallel|counted|registered]\n");
+    return 2;
+  }
+  const bool parallel = mode == "parallel";
+  own_allocators = mode == "counted" || mode == "registered";
+  register_pinned = mode == "registered";
   const auto start = Clock::now();
   const bench::BenchGpu gpu = bench::open_gpu_or_exit("gpublur_nvjpeg_startup");
   const double context_ms = ms_since(start);
@@ -143,7 +240,7 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "%s, %s: context %.0f ms, library loaded %.0f ms, nvJPEG started %.0f ms\n  %s\n  %s\n",
-      gpu.info.name.c_str(), parallel ? "parts in parallel" : "parts in series", context_ms,
-      load_ms, ms_since(t), decoder.c_str(), encoder.c_str());
+      gpu.info.name.c_str(), parallel ? "parts in parallel" : ("parts in series, " + mode).c_str(),
+      context_ms, load_ms, ms_since(t), decoder.c_str(), encoder.c_str());
   return 0;
 }
