@@ -14,8 +14,12 @@ namespace gpublur {
 /// batched decoder's host time per image falls as its batch grows, up to about 32).
 constexpr std::size_t kMaxStack = 16;
 constexpr std::size_t kMaxCodecStack = 32;
-/// Bytes of one stack's images at most (a 4K RGB image is 25 MB, an 8K one 100 MB).
+/// Bytes of one stack's images at most (a 4K RGB image is 25 MB, an 8K one 100 MB). A codec's
+/// stacks take more: each batched decode call costs the host a fixed share besides its images'
+/// (stacks of 10 4K images spent more host time in the calls than the decoder spent decoding),
+/// and their buffers live on the GPU alone, not in the host's memory budget.
 constexpr std::size_t kMaxStackBytes = std::size_t{256} << 20;
+constexpr std::size_t kMaxCodecStackBytes = std::size_t{512} << 20;
 /// Stacks in flight on a worker, one a stream: one being enqueued (decoded) while the finisher
 /// encodes and hands back the other.
 constexpr std::size_t kSlotsPerWorker = 2;
@@ -24,7 +28,8 @@ constexpr std::size_t kSlotsPerWorker = 2;
 inline std::size_t stack_limit(const StackRequest& first) {
   const std::size_t bytes = first.pixels.row_bytes * static_cast<std::size_t>(first.pixels.height);
   const std::size_t most = first.codec ? kMaxCodecStack : kMaxStack;
-  return std::clamp<std::size_t>(kMaxStackBytes / std::max<std::size_t>(bytes, 1), 1, most);
+  const std::size_t most_bytes = first.codec ? kMaxCodecStackBytes : kMaxStackBytes;
+  return std::clamp<std::size_t>(most_bytes / std::max<std::size_t>(bytes, 1), 1, most);
 }
 
 }  // namespace gpublur
