@@ -15,9 +15,9 @@ namespace gpublur {
 constexpr std::size_t kMaxStack = 16;
 constexpr std::size_t kMaxCodecStack = 32;
 /// Bytes of one stack's images at most (a 4K RGB image is 25 MB, an 8K one 100 MB). A codec's
-/// stacks take more: each batched decode call costs the host a fixed share besides its images'
-/// (stacks of 10 4K images spent more host time in the calls than the decoder spent decoding),
-/// and their buffers live on the GPU alone, not in the host's memory budget.
+/// stacks take more: their buffers live on the GPU alone, not in the host's memory budget, and a
+/// fuller stack costs the worker's threads fewer calls, waits and hand-backs an image (4K JPEG
+/// stacks of 20 against 10: bench/RESULTS.md).
 constexpr std::size_t kMaxStackBytes = std::size_t{256} << 20;
 constexpr std::size_t kMaxCodecStackBytes = std::size_t{512} << 20;
 /// Stacks in flight on a worker, one a stream: one being enqueued (decoded) while the finisher
