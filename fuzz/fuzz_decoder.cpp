@@ -2,8 +2,9 @@
 // read path, for kernel cache entries and for EXIF into TIFF: one binary, fuzzing the target its
 // name gives (fuzz/build.sh links fuzz_png, fuzz_jpeg, ... to it, the names `fuzz_decoder
 // --targets` lists). A format's target runs its row's decoder (jpeg: its header facts and
-// metadata splice too; pnm: the raw layout's samples against the decoder's); read: read_file, which sniffs the first bytes before it reads the rest,
-// from a regular file and from a pipe, then decode_image; cache: kernel cache entries; exif: an
+// metadata splice too; pnm and bmp: the raw layout's samples against the decoder's); read:
+// read_file, which sniffs the first bytes before it reads the rest, from a regular file and from a
+// pipe, then decode_image; cache: kernel cache entries; exif: an
 // EXIF block from a file written into a TIFF and read back. A decoder may refuse its input with
 // IoError; anything else (a crash, a sanitizer report, a hang, an allocation past libFuzzer's
 // -malloc_limit_mb) is a finding.
@@ -89,25 +90,38 @@ void jpeg_facts(const std::uint8_t* data, std::size_t size) {
 }
 
 // Where a raw file's layout (raw_samples.hpp, from its first 4 KiB) says its samples can be read
-// as they lie, the decoder must take the file and give those samples, sample for sample.
+// as they lie, row by row, the decoder must take the file and give those samples, sample for
+// sample, and the density they come with.
 void raw_agrees(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
   const std::optional<RawLayout> layout =
       raw_layout(data, std::min<std::size_t>(size, 4096), size, kLimits);
   if (!layout) return;
   DecodedImage raw = raw_image(*layout);
-  std::memcpy(raw.image.data(), data + layout->offset, static_cast<std::size_t>(layout->bytes()));
-  if (layout->swapped) swap_sample_bytes(raw.image.data(), static_cast<std::size_t>(layout->bytes()));
+  auto* raster = static_cast<std::uint8_t*>(raw.image.data());
+  const auto row = static_cast<std::size_t>(layout->row_bytes());
+  for (std::size_t i = 0; i < static_cast<std::size_t>(layout->height); ++i) {
+    std::memcpy(raster + layout->raster_row(i) * row, data + layout->offset + i * layout->stride,
+                row);
+  }
+  const auto bytes = static_cast<std::size_t>(layout->bytes());
+  reorder_samples(*layout, raster, bytes);
+  if (layout->alpha_if_any && !any_alpha(raster, bytes)) {
+    raw.image = without_alpha(raw.image.get<Image>());
+  }
   DecodedImage decoded;
   try {
     decoded = decode_image(std::vector<std::uint8_t>(data, data + size), "fuzz.pnm", kLimits);
   } catch (const IoError&) {
     std::abort();  // the layout took a file the decoder refuses
   }
+  const std::optional<Density>& a = decoded.metadata.density;
+  const std::optional<Density>& b = raw.metadata.density;
   if (decoded.image.sample_format() != raw.image.sample_format() ||
       decoded.image.byte_count() != raw.image.byte_count() ||
       decoded.image.channels() != raw.image.channels() ||
-      std::memcmp(decoded.image.data(), raw.image.data(), raw.image.byte_count()) != 0) {
+      std::memcmp(decoded.image.data(), raw.image.data(), raw.image.byte_count()) != 0 ||
+      a.has_value() != b.has_value() || (a && !(*a == *b))) {
     std::abort();
   }
 }
@@ -116,7 +130,9 @@ void decode(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
   if (const Codec* codec = find_codec(target)) {
     if (codec->format == ImageFormat::kJpeg) jpeg_facts(data, size);
-    if (codec->format == ImageFormat::kPnm) raw_agrees(data, size);
+    if (codec->format == ImageFormat::kPnm || codec->format == ImageFormat::kBmp) {
+      raw_agrees(data, size);
+    }
     codec->decode(data, size, kLimits);
     return;
   }

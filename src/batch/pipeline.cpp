@@ -194,11 +194,12 @@ void hold(Item& item, MemoryBudget& budget, std::uint64_t bytes) {
   item.held = bytes;
 }
 
-// Whether the image will be written straight from its raster (raw_file_header): a raw output of
-// the depth it is blurred in.
+// Whether the image will be written straight from its raster (raw_file): a raw output of the
+// depth and channels it is blurred in.
 bool written_raw(const Item& item) {
-  return item.result.job.format == ImageFormat::kPnm && item.prepared->srgb_bits == 0 &&
-         item.prepared->image.bits() <= 16;
+  const AnyImage& image = item.prepared->image;
+  return item.prepared->srgb_bits == 0 &&
+         stored_raw(item.result.job.format, image.bits(), image.channels());
 }
 
 // What an image read straight into its raster holds while it is blurred: its raster alone where
@@ -346,14 +347,10 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   }
   start = Clock::now();
   if (item.encoded.empty()) {
-    // A raw output: its header, then the image's own samples, with no encoded copy.
-    if (const std::optional<std::string> header = raw_file_header(finished, r.job.format)) {
+    // A raw output: its header, then the image's own rows, with no encoded copy.
+    if (const std::optional<RawFile> file = raw_file(finished, r.job.format, item.metadata)) {
       r.stages.emplace_back("encode", ms_since(start));
-      write_unless_stopped(
-          r,
-          {{reinterpret_cast<const std::uint8_t*>(header->data()), header->size()},
-           {static_cast<const std::uint8_t*>(finished.data()), finished.byte_count()}},
-          s);
+      write_unless_stopped(r, file->pieces(), s);
       finished.visit([](auto& raster) { recycle_large(std::move(raster.pixels)); });
       return;
     }

@@ -1,4 +1,4 @@
-// bmp_codec.cpp — BMP's headers, palettes, bit fields and run-length codes.
+// bmp_codec.cpp — BMP's palettes, bit fields, run-length codes and rows (headers: bmp_header).
 #include "codecs/bmp_codec.hpp"
 
 #include <tbb/blocked_range.h>
@@ -6,76 +6,16 @@
 #include <tbb/task_arena.h>
 
 #include <array>
-#include <climits>
-#include <cmath>
 #include <optional>
 #include <string>
 
 #include "base/byte_reader.hpp"
 #include "base/errors.hpp"
 #include "base/large_buffer.hpp"
+#include "codecs/bmp_header.hpp"
 
 namespace gpublur {
 namespace {
-
-constexpr std::uint32_t kRgb = 0, kRle8 = 1, kRle4 = 2, kBitFields = 3, kAlphaBitFields = 6;
-
-struct Header {
-  std::int64_t width = 0, height = 0;
-  bool top_down = false;
-  int bpp = 0;
-  std::uint32_t compression = kRgb;
-  std::uint32_t colours_used = 0;
-  std::array<std::uint32_t, 4> masks{};  // R, G, B, A; all 0: the format's default
-  bool core = false;                     // OS/2 BITMAPCOREHEADER: 3-byte palette entries
-  std::int32_t x_ppm = 0, y_ppm = 0;
-  std::uint32_t data_offset = 0;
-};
-
-void read_masks(ByteReader& r, Header& h, int count) {
-  for (int i = 0; i < count; ++i) h.masks[static_cast<std::size_t>(i)] = r.u32le();
-}
-
-Header read_header(ByteReader& r) {
-  Header h;
-  if (r.u8() != 'B' || r.u8() != 'M') throw IoError("not a BMP file");
-  r.skip(8);  // file size, reserved
-  h.data_offset = r.u32le();
-  const std::uint32_t dib = r.u32le();
-  const std::size_t dib_start = r.position() - 4;
-  if (dib == 12) {
-    h.core = true;
-    h.width = r.u16le();
-    h.height = r.u16le();
-    r.skip(2);
-    h.bpp = r.u16le();
-  } else if (dib >= 40 && dib <= 124) {
-    h.width = r.i32le();
-    const std::int64_t height = r.i32le();
-    h.top_down = height < 0;
-    h.height = height < 0 ? -height : height;
-    r.skip(2);  // planes
-    h.bpp = r.u16le();
-    h.compression = r.u32le();
-    r.skip(4);  // image size
-    h.x_ppm = r.i32le();
-    h.y_ppm = r.i32le();
-    h.colours_used = r.u32le();
-    r.skip(4);  // important colours
-    const bool fields = h.compression == kBitFields || h.compression == kAlphaBitFields;
-    if (dib >= 52) {
-      read_masks(r, h, dib >= 56 ? 4 : 3);
-    } else if (fields) {  // after a 40-byte header
-      read_masks(r, h, h.compression == kAlphaBitFields ? 4 : 3);
-      return h;
-    }
-    r.seek(dib_start + dib);
-    if (!fields) h.masks = {};  // masks in a V4/V5 header count only with BI_BITFIELDS
-  } else {
-    throw IoError("BMP with a header of " + std::to_string(dib) + " bytes");
-  }
-  return h;
-}
 
 // Bits above a mask's lowest set bit, and how many are set.
 struct Field {
@@ -102,7 +42,7 @@ std::uint8_t eight_bits(std::uint32_t pixel, const Field& f) {
 
 using Palette = std::vector<std::array<std::uint8_t, 3>>;
 
-Palette read_palette(ByteReader& r, const Header& h) {
+Palette read_palette(ByteReader& r, const BmpHeader& h) {
   const std::uint32_t full = 1u << h.bpp;
   const std::uint32_t count = h.colours_used == 0 || h.colours_used > full ? full : h.colours_used;
   Palette p(256, {0, 0, 0});  // indices past the palette read as black
@@ -115,11 +55,11 @@ Palette read_palette(ByteReader& r, const Header& h) {
 
 // Palette indices of the whole image, top row first, from RLE8 or RLE4 codes. Pixels the codes
 // skip (deltas, early ends) keep index 0.
-std::vector<std::uint8_t> run_length_indices(ByteReader& r, const Header& h) {
+std::vector<std::uint8_t> run_length_indices(ByteReader& r, const BmpHeader& h) {
   const auto w = static_cast<std::size_t>(h.width), height = static_cast<std::size_t>(h.height);
   std::vector<std::uint8_t> indices(w * height, 0);
   std::size_t x = 0, y = 0;  // y counts rows in file order (bottom-up unless top_down)
-  const bool four = h.compression == kRle4;
+  const bool four = h.compression == kBmpRle4;
   const auto put = [&](std::uint8_t index) {
     if (x < w && y < height) {
       const std::size_t row = h.top_down ? y : height - 1 - y;
@@ -202,7 +142,7 @@ void for_each_row(std::size_t height, const Row& row) {
 }
 
 // Rows of whole-byte fields: `c` channels of each pixel's bytes `at`.
-void copy_byte_fields(const std::uint8_t* data, std::size_t stride, const Header& h,
+void copy_byte_fields(const std::uint8_t* data, std::size_t stride, const BmpHeader& h,
                       const std::array<int, 4>& at, Image& image) {
   const auto w = static_cast<std::size_t>(h.width), c = static_cast<std::size_t>(image.channels);
   const std::size_t step = static_cast<std::size_t>(h.bpp) / 8;
@@ -224,7 +164,7 @@ void copy_byte_fields(const std::uint8_t* data, std::size_t stride, const Header
 }
 
 // Uncompressed pixels (and bit fields): colours through the palette or the masks.
-Image read_pixels(ByteReader& r, const Header& h, const Palette& palette,
+Image read_pixels(ByteReader& r, const BmpHeader& h, const Palette& palette,
                   std::array<std::uint32_t, 4> masks) {
   const std::size_t stride =
       (static_cast<std::size_t>(h.width) * static_cast<std::size_t>(h.bpp) + 31) / 32 * 4;
@@ -239,7 +179,8 @@ Image read_pixels(ByteReader& r, const Header& h, const Palette& palette,
                            field_of(masks[3])};
   const std::uint8_t* data = r.take(stride * static_cast<std::size_t>(h.height));
   const auto w = static_cast<std::size_t>(h.width);
-  const std::optional<std::array<int, 4>> bytes = paletted ? std::nullopt : byte_fields(fields, h.bpp);
+  const std::optional<std::array<int, 4>> bytes =
+      paletted ? std::nullopt : byte_fields(fields, h.bpp);
   // Alpha where a mask has it and some pixel's is not 0 (all 0: the field is unused padding).
   bool alpha = false;
   if (!paletted && fields[3].bits > 0) {
@@ -278,7 +219,7 @@ Image read_pixels(ByteReader& r, const Header& h, const Palette& palette,
   return image;
 }
 
-Image from_indices(const std::vector<std::uint8_t>& indices, const Header& h,
+Image from_indices(const std::vector<std::uint8_t>& indices, const BmpHeader& h,
                    const Palette& palette) {
   Image image = make_image(static_cast<int>(h.width), static_cast<int>(h.height), 3);
   for (std::size_t i = 0; i < indices.size(); ++i) {
@@ -288,34 +229,19 @@ Image from_indices(const std::vector<std::uint8_t>& indices, const Header& h,
   return image;
 }
 
-void put16(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  out.push_back(static_cast<std::uint8_t>(v));
-  out.push_back(static_cast<std::uint8_t>(v >> 8));
-}
-void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  put16(out, v & 0xffffu);
-  put16(out, v >> 16);
-}
-
-std::int32_t pixels_per_metre(const std::optional<Density>& d, bool x) {
-  if (!d || d->unit == Density::Unit::kNone) return 0;
-  const double v = (x ? d->x : d->y) * (d->unit == Density::Unit::kInch ? 100.0 / 2.54 : 100.0);
-  return v > 0 && v < 2e9 ? static_cast<std::int32_t>(std::lround(v)) : 0;
-}
-
 }  // namespace
 
 DecodedImage decode_bmp(const std::uint8_t* data, std::size_t size, const DecodeLimits& limits) {
   ByteReader r(data, size);
-  const Header h = read_header(r);
+  const BmpHeader h = read_bmp_header(r);
   // Alpha is possible in 16- and 32-bit pixels: counted as 4 channels until the pixels say.
   check_image_size({h.width, h.height, h.bpp == 16 || h.bpp == 32 ? 4 : 3, 1}, limits);
-  const bool rle = h.compression == kRle8 || h.compression == kRle4;
+  const bool rle = h.compression == kBmpRle8 || h.compression == kBmpRle4;
   const bool known_depth =
       h.bpp == 1 || h.bpp == 4 || h.bpp == 8 || h.bpp == 16 || h.bpp == 24 || h.bpp == 32;
-  if (!known_depth || (rle && h.bpp != (h.compression == kRle8 ? 8 : 4)) ||
-      (h.compression != kRgb && !rle && h.compression != kBitFields &&
-       h.compression != kAlphaBitFields)) {
+  if (!known_depth || (rle && h.bpp != (h.compression == kBmpRle8 ? 8 : 4)) ||
+      (h.compression != kBmpRgb && !rle && h.compression != kBmpBitFields &&
+       h.compression != kBmpAlphaBitFields)) {
     throw IoError("BMP of " + std::to_string(h.bpp) + " bits per pixel, compression " +
                   std::to_string(h.compression) + ": not supported");
   }
@@ -325,41 +251,19 @@ DecodedImage decode_bmp(const std::uint8_t* data, std::size_t size, const Decode
   result.format = ImageFormat::kBmp;
   result.image = rle ? from_indices(run_length_indices(r, h), h, palette)
                      : read_pixels(r, h, palette, h.masks);
-  if (h.x_ppm > 0 && h.y_ppm > 0) {
-    result.metadata.density = Density{h.x_ppm / 100.0, h.y_ppm / 100.0, Density::Unit::kCentimetre};
-  }
+  result.metadata.density = bmp_density(h);
   return result;
 }
 
 std::vector<std::uint8_t> encode_bmp(const Image& image, const Metadata& metadata) {
   const bool alpha = image.channels == 2 || image.channels == 4;
-  const int bpp = alpha ? 32 : 24;
   const std::size_t pixel_size = alpha ? 4 : 3;
-  const std::size_t stride = (static_cast<std::size_t>(image.width) * pixel_size + 3) / 4 * 4;
-  const std::uint32_t header = alpha ? 108 : 40;  // BITMAPV4HEADER carries the alpha mask
+  const std::size_t stride = bmp_stride(image.width, image.channels);
+  const std::string header = bmp_header(image.width, image.height, image.channels, metadata);
   const std::size_t pixel_bytes = stride * static_cast<std::size_t>(image.height);
-  if (pixel_bytes > 0xffffffffu - 14 - header) throw IoError("image too large for BMP");
-  std::vector<std::uint8_t> out = {'B', 'M'};
-  reserve_large(out, 14 + header + pixel_bytes);
-  put32(out, static_cast<std::uint32_t>(14 + header + pixel_bytes));
-  put32(out, 0);
-  put32(out, 14 + header);
-  put32(out, header);
-  put32(out, static_cast<std::uint32_t>(image.width));
-  put32(out, static_cast<std::uint32_t>(image.height));  // positive: bottom-up
-  put16(out, 1);
-  put16(out, static_cast<std::uint32_t>(bpp));
-  put32(out, alpha ? kBitFields : kRgb);
-  put32(out, static_cast<std::uint32_t>(pixel_bytes));
-  put32(out, static_cast<std::uint32_t>(pixels_per_metre(metadata.density, true)));
-  put32(out, static_cast<std::uint32_t>(pixels_per_metre(metadata.density, false)));
-  put32(out, 0);
-  put32(out, 0);
-  if (alpha) {
-    for (std::uint32_t mask : {0xff0000u, 0xff00u, 0xffu, 0xff000000u}) put32(out, mask);
-    put32(out, 0x73524742);          // LCS_sRGB
-    out.resize(out.size() + 48, 0);  // endpoints and gamma, unused for sRGB
-  }
+  std::vector<std::uint8_t> out;
+  reserve_large(out, header.size() + pixel_bytes);
+  out.assign(header.begin(), header.end());
   const auto c = static_cast<std::size_t>(image.channels);
   const auto w = static_cast<std::size_t>(image.width);
   const std::size_t start = out.size();

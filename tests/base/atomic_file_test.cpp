@@ -275,3 +275,23 @@ TEST_CASE("pieces are written one after another, to a file and into a FIFO alike
   reader.join();
   CHECK(read == Bytes{'P', '5', 1, 2, 3, 4});
 }
+
+TEST_CASE("more pieces than one write takes, some empty, are written in order", "[atomic]") {
+  // A bottom-up BMP's rows are a piece each, beside their padding: thousands of them.
+  const TempDir dir;
+  Bytes all(5000);
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = static_cast<std::uint8_t>(i * 7 + i / 256);
+  std::vector<ByteSpan> pieces;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    pieces.push_back({all.data() + i, 1});
+    if (i % 3 == 0) pieces.push_back({all.data(), 0});
+  }
+  write_file_atomically(dir.file("out.bin"), pieces, Durability::kRenamed);
+  CHECK((read_bytes(dir.file("out.bin")) == all));
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  Bytes read;
+  std::thread reader([&] { read = read_bytes(dir.file("fifo")); });
+  write_file_atomically(dir.file("fifo"), pieces, Durability::kRenamed);
+  reader.join();
+  CHECK((read == all));
+}

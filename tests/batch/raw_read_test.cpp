@@ -1,6 +1,7 @@
 // raw_read_test.cpp — raw files read straight into their rasters, a piece on each thread: the
-// decoder's samples, sample for sample, for images of several pieces; anything else (another
-// format, a file that ends early, a FIFO, standard input) left to the ordinary read.
+// decoder's samples, sample for sample, for images of several pieces (PNMs; BMPs bottom-up and
+// top-down, rows padded, more rows than one preadv takes); anything else (another format, a file
+// that ends early, a FIFO, standard input) left to the ordinary read.
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include "batch/raw_read.hpp"
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
+#include "support/raw_files.hpp"
 #include "support/reference_blur.hpp"
 #include "support/temp_dir.hpp"
 
@@ -33,7 +35,8 @@ void check_same(const AnyImage& a, const AnyImage& b) {
   CHECK(a.width() == b.width());
   CHECK(a.height() == b.height());
   CHECK(a.channels() == b.channels());
-  CHECK(a.get<Raster<Sample>>().pixels == b.get<Raster<Sample>>().pixels);
+  CHECK(test::first_difference(a.get<Raster<Sample>>().pixels, b.get<Raster<Sample>>().pixels) ==
+        "");
 }
 
 }  // namespace
@@ -55,6 +58,43 @@ TEST_CASE("a raw image of several pieces reads as the decoder reads it", "[batch
   const std::optional<RawRead> b = read_raw_image(dir.file("gray.pgm"), {});
   REQUIRE(b);
   check_same<std::uint8_t>(b->decoded.image, decode_image(gray_file, "g").image);
+}
+
+TEST_CASE("a raw BMP reads as the decoder reads it, row by row", "[batch][raw][bmp]") {
+  const test::TempDir dir;
+  test::BmpSpec down;
+  down.top_down = true, down.bpp = 32;
+  test::BmpSpec alpha_free;
+  alpha_free.bpp = 32;
+  Image rgbx = test::random_image(999, 2001, 4, 3);
+  for (std::size_t i = 3; i < rgbx.pixels.size(); i += 4) rgbx.pixels[i] = 0;
+  const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files = {
+      // Ours, bottom-up: rows of 6004 bytes (one of padding), 9 MB (two pieces, many batches).
+      {"ours.bmp", encode_image(test::random_image(2001, 1501, 3, 4), ImageFormat::kBmp)},
+      // A column: 60,000 rows of 1 pixel and 1 byte of padding, more than one preadv takes.
+      {"column.bmp", test::bmp_as_written({}, test::random_image(1, 60000, 3, 5))},
+      // Top-down, 32 bits with alpha: 8 MB and a row (two pieces, the second of one row).
+      {"down.bmp", test::bmp_as_written(down, test::random_image(1024, 2049, 4, 6))},
+      // 32 bits whose fourth bytes are all 0: RGB, as the decoder makes it.
+      {"rgbx.bmp", test::bmp_as_written(alpha_free, rgbx)}};
+  for (const auto& [name, file] : files) {
+    CAPTURE(name);
+    write(dir.file(name), file);
+    const std::optional<RawRead> read = read_raw_image(dir.file(name), {});
+    REQUIRE(read);
+    CHECK(read->file_bytes == file.size());
+    const DecodedImage decoded = decode_image(file, name);
+    CHECK(read->decoded.format == ImageFormat::kBmp);
+    check_same<std::uint8_t>(read->decoded.image, decoded.image);
+    REQUIRE(read->decoded.metadata.density.has_value() == decoded.metadata.density.has_value());
+    if (decoded.metadata.density)
+      CHECK(*read->decoded.metadata.density == *decoded.metadata.density);
+  }
+  // A BMP that ends before its rows do: the decoder says "truncated".
+  const std::vector<std::uint8_t>& ours = files[0].second;
+  write(dir.file("short.bmp"), std::vector<std::uint8_t>(ours.begin(), ours.end() - 1));
+  CHECK_FALSE(read_raw_image(dir.file("short.bmp"), {}));
+  CHECK_THROWS_WITH(read_image(dir.file("short.bmp")), Catch::Contains("truncated"));
 }
 
 TEST_CASE("what the raw read does not take is left to the ordinary read", "[batch][raw]") {

@@ -3,12 +3,12 @@
 // needs decoding is left to the decoder, and the header with the image's bytes is encode_pnm's file.
 #include <catch2/catch.hpp>
 
-#include <cstring>
 #include <string>
 
 #include "codecs/image_decode.hpp"
 #include "codecs/image_encode.hpp"
 #include "codecs/raw_samples.hpp"
+#include "support/raw_files.hpp"
 #include "support/reference_blur.hpp"
 #include "support/test_bytes.hpp"
 
@@ -20,12 +20,8 @@ using test::Bytes;
 
 Bytes text(const std::string& s) { return Bytes(s.begin(), s.end()); }
 
-// What a reader of the layout makes: the file's bytes at the offset, swapped where it says.
 AnyImage read_by_layout(const Bytes& file, const RawLayout& layout) {
-  DecodedImage d = raw_image(layout);
-  std::memcpy(d.image.data(), file.data() + layout.offset, static_cast<std::size_t>(layout.bytes()));
-  if (layout.swapped) swap_sample_bytes(d.image.data(), static_cast<std::size_t>(layout.bytes()));
-  return std::move(d.image);
+  return test::read_by_layout(file, layout).image;
 }
 
 template <typename Sample>
@@ -104,16 +100,14 @@ TEST_CASE("a raw header and the image's bytes are encode_pnm's file", "[codec][r
     for (AnyImage image : {AnyImage(image8), AnyImage(image16)}) {
       const Bytes expected =
           image.visit([](const auto& r) { return encode_image(r, ImageFormat::kPnm); });
-      const std::optional<std::string> header = raw_file_header(image, ImageFormat::kPnm);
-      REQUIRE(header);
-      Bytes written(header->begin(), header->end());
-      const auto* samples = static_cast<const std::uint8_t*>(image.data());
-      written.insert(written.end(), samples, samples + image.byte_count());
-      CHECK(written == expected);
+      const std::optional<RawFile> file = raw_file(image, ImageFormat::kPnm, {});
+      REQUIRE(file);
+      CHECK(file->rows.size() == 1);  // the samples as one piece
+      CHECK(test::written(*file) == expected);
     }
   }
   AnyImage image = test::random_image(2, 2, 3, 1);
-  CHECK_FALSE(raw_file_header(image, ImageFormat::kPng));
+  CHECK_FALSE(raw_file(image, ImageFormat::kPng, {}));
   AnyImage hdr = make_raster<float>(2, 2, 3);
-  CHECK_FALSE(raw_file_header(hdr, ImageFormat::kPnm));
+  CHECK_FALSE(raw_file(hdr, ImageFormat::kPnm, {}));
 }
