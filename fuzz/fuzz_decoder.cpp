@@ -2,7 +2,7 @@
 // read path, for kernel cache entries and for EXIF into TIFF: one binary, fuzzing the target its
 // name gives (fuzz/build.sh links fuzz_png, fuzz_jpeg, ... to it, the names `fuzz_decoder
 // --targets` lists). A format's target runs its row's decoder (jpeg: its header facts and
-// metadata splice too; pnm and bmp: the raw layout's samples against the decoder's); read:
+// metadata splice too; pnm, bmp and tiff: the raw layout's samples against the decoder's); read:
 // read_file, which sniffs the first bytes before it reads the rest, from a regular file and from a
 // pipe, then decode_image; cache: kernel cache entries; exif: an
 // EXIF block from a file written into a TIFF and read back. A decoder may refuse its input with
@@ -89,20 +89,24 @@ void jpeg_facts(const std::uint8_t* data, std::size_t size) {
   }
 }
 
-// Where a raw file's layout (raw_samples.hpp, from its first 4 KiB) says its samples can be read
-// as they lie, row by row, the decoder must take the file and give those samples, sample for
-// sample, and the density they come with.
+// Where a raw file's layout (raw_samples.hpp, read as raw_read reads it: the first 4 KiB, a TIFF's
+// directory and values wherever) says its samples can be read as they lie, row by row, the
+// decoder must take the file and give those samples, sample for sample, and the metadata they
+// come with.
 void raw_agrees(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
-  const std::optional<RawLayout> layout =
-      raw_layout(data, std::min<std::size_t>(size, 4096), size, kLimits);
+  const ReadAt read = [&](std::uint64_t at, std::size_t n, std::uint8_t* out) {
+    if (at > size || n > size - at) return false;
+    std::memcpy(out, data + at, n);
+    return true;
+  };
+  const std::optional<RawLayout> layout = raw_layout(read, size, kLimits);
   if (!layout) return;
   DecodedImage raw = raw_image(*layout);
   auto* raster = static_cast<std::uint8_t*>(raw.image.data());
   const auto row = static_cast<std::size_t>(layout->row_bytes());
   for (std::size_t i = 0; i < static_cast<std::size_t>(layout->height); ++i) {
-    std::memcpy(raster + layout->raster_row(i) * row, data + layout->offset + i * layout->stride,
-                row);
+    std::memcpy(raster + layout->raster_row(i) * row, data + layout->row_offset(i), row);
   }
   const auto bytes = static_cast<std::size_t>(layout->bytes());
   reorder_samples(*layout, raster, bytes);
@@ -121,7 +125,10 @@ void raw_agrees(const std::uint8_t* data, std::size_t size) {
       decoded.image.byte_count() != raw.image.byte_count() ||
       decoded.image.channels() != raw.image.channels() ||
       std::memcmp(decoded.image.data(), raw.image.data(), raw.image.byte_count()) != 0 ||
-      a.has_value() != b.has_value() || (a && !(*a == *b))) {
+      a.has_value() != b.has_value() || (a && !(*a == *b)) ||
+      decoded.metadata.icc != raw.metadata.icc || decoded.metadata.xmp != raw.metadata.xmp ||
+      decoded.metadata.exif != raw.metadata.exif ||
+      decoded.tiff_compression != raw.tiff_compression) {
     std::abort();
   }
 }
@@ -130,7 +137,8 @@ void decode(const std::uint8_t* data, std::size_t size) {
   using namespace gpublur;
   if (const Codec* codec = find_codec(target)) {
     if (codec->format == ImageFormat::kJpeg) jpeg_facts(data, size);
-    if (codec->format == ImageFormat::kPnm || codec->format == ImageFormat::kBmp) {
+    if (codec->format == ImageFormat::kPnm || codec->format == ImageFormat::kBmp ||
+        codec->format == ImageFormat::kTiff) {
       raw_agrees(data, size);
     }
     codec->decode(data, size, kLimits);

@@ -194,20 +194,28 @@ void hold(Item& item, MemoryBudget& budget, std::uint64_t bytes) {
   item.held = bytes;
 }
 
+// The compression a TIFF output is written with: the one asked for, else the input's (kAuto: an
+// uncompressed TIFF input keeps an uncompressed output).
+TiffCompression tiff_compression_of(const Item& item, const PipelineSettings& s) {
+  return s.encode.tiff_compression == TiffCompression::kAuto ? item.tiff_compression
+                                                             : s.encode.tiff_compression;
+}
+
 // Whether the image will be written straight from its raster (raw_file): a raw output of the
 // depth and channels it is blurred in.
-bool written_raw(const Item& item) {
+bool written_raw(const Item& item, const PipelineSettings& s) {
   const AnyImage& image = item.prepared->image;
   return item.prepared->srgb_bits == 0 &&
-         stored_raw(item.result.job.format, image.bits(), image.channels());
+         stored_raw(item.result.job.format, image.bits(), image.channels(),
+                    tiff_compression_of(item, s));
 }
 
 // What an image read straight into its raster holds while it is blurred: its raster alone where
 // the blur is in place (on a GPU: its samples go there and come back) and the output is written
 // from it; twice that where a CPU blur makes its result beside it, or an encoder its file.
-std::uint64_t raw_holds(const Item& item, const BlurDevice& device) {
+std::uint64_t raw_holds(const Item& item, const PipelineSettings& s, const BlurDevice& device) {
   const auto bytes = static_cast<std::uint64_t>(item.prepared->image.byte_count());
-  return written_raw(item) && !device.may_blur_on_cpu(*item.prepared) ? bytes : 2 * bytes;
+  return written_raw(item, s) && !device.may_blur_on_cpu(*item.prepared) ? bytes : 2 * bytes;
 }
 
 void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budget, JpegRoute& route,
@@ -225,7 +233,7 @@ void read_and_prepare(Item& item, const PipelineSettings& s, MemoryBudget& budge
     r.bytes_in = raw->file_bytes;
     prepare(item, std::move(raw->decoded), s);
     item.raw = true;
-    hold(item, budget, raw_holds(item, device));
+    hold(item, budget, raw_holds(item, s, device));
     return;
   }
   std::vector<std::uint8_t> bytes = read_file(r.job.input, s.limits);
@@ -260,7 +268,7 @@ void blur_item(Item& item, const PipelineSettings& s, BlurDevice& device, JpegRo
       std::string why;
       device.gpus(why);
     }
-    hold(item, budget, raw_holds(item, device));
+    hold(item, budget, raw_holds(item, s, device));
   }
   const std::string key = kernel_key(*item.prepared);
   CodecWork work;
@@ -340,15 +348,15 @@ void finish_and_write(Item& item, const PipelineSettings& s) {
   EncodeOptions options = s.encode;
   if (options.jpeg_subsampling == ChromaSubsampling::kAuto)
     options.jpeg_subsampling = item.subsampling;
-  if (options.tiff_compression == TiffCompression::kAuto)
-    options.tiff_compression = item.tiff_compression;
+  options.tiff_compression = tiff_compression_of(item, s);
   for (const std::string& lost : metadata_not_kept(item.metadata, r.job.format)) {
     r.notes.push_back(lost);
   }
   start = Clock::now();
   if (item.encoded.empty()) {
     // A raw output: its header, then the image's own rows, with no encoded copy.
-    if (const std::optional<RawFile> file = raw_file(finished, r.job.format, item.metadata)) {
+    if (const std::optional<RawFile> file =
+            raw_file(finished, r.job.format, item.metadata, options.tiff_compression)) {
       r.stages.emplace_back("encode", ms_since(start));
       write_unless_stopped(r, file->pieces(), s);
       finished.visit([](auto& raster) { recycle_large(std::move(raster.pixels)); });

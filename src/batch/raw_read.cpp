@@ -1,6 +1,8 @@
-// raw_read.cpp — the header's bytes, then the rows by preadv (one vector per row: its raster row,
-// then its padding into scratch), a piece of rows on each thread, each batch of rows reordered
-// (raw_samples.hpp) by the thread that read it while its bytes are in the cache.
+// raw_read.cpp — the header's bytes (a TIFF's directory and tag values), then the rows by preadv
+// (one vector per row: its raster row, then its padding into scratch; a batch of a TIFF runs on
+// past its strip only into a strip that follows it in the file), a piece of rows on each thread,
+// each batch of rows reordered (raw_samples.hpp) by the thread that read it while its bytes are
+// in the cache.
 #include "batch/raw_read.hpp"
 
 #include <sys/uio.h>
@@ -23,9 +25,6 @@
 namespace gpublur {
 namespace {
 
-// The bytes looked at for a header: every PNM and BMP header gpublur writes, and all but PNM's
-// padded with long comments (read the ordinary way).
-constexpr std::size_t kHeaderBytes = 4096;
 // Each thread reads a piece of about this size, whole rows.
 constexpr std::size_t kPieceBytes = std::size_t{8} << 20;
 // A piece's rows go in batches of about this size, reordered while they are in the cache.
@@ -87,14 +86,14 @@ bool read_rows(int fd, const RawLayout& layout, std::uint8_t* raster, std::size_
   };
   const std::size_t batch =
       std::clamp<std::size_t>(kBatchBytes / layout.stride, 1, kMaxVectors / (padding > 0 ? 2 : 1));
-  for (std::size_t at = first; at < end; at += batch) {
-    const std::size_t rows = std::min(batch, end - at);
+  for (std::size_t at = first, rows = 0; at < end; at += rows) {
+    rows = layout.run_from(at, std::min(batch, end - at));
     v.clear();
     for (std::size_t i = at; i < at + rows; ++i) {
       add(raster + layout.raster_row(i) * row, row);
       if (padding > 0) add(scratch.data(), padding);
     }
-    if (!read_vectors(fd, v.data(), v.size(), layout.offset + at * layout.stride)) return false;
+    if (!read_vectors(fd, v.data(), v.size(), layout.row_offset(at))) return false;
     // The batch's raster rows, one run whichever way they are stored.
     std::uint8_t* run =
         raster + std::min(layout.raster_row(at), layout.raster_row(at + rows - 1)) * row;
@@ -112,10 +111,11 @@ std::optional<RawRead> read_raw_image(const std::string& path, const DecodeLimit
   std::uint64_t file_bytes = 0;
   const FileDescriptor fd = open_regular_file(path, file_bytes);  // a FIFO or device: never opened
   if (!fd || file_bytes > kMaxFileBytes) return std::nullopt;
-  std::uint8_t start[kHeaderBytes];
-  const auto looked = static_cast<std::size_t>(std::min<std::uint64_t>(file_bytes, kHeaderBytes));
-  if (looked == 0 || !read_at(fd.get(), start, looked, 0)) return std::nullopt;
-  const std::optional<RawLayout> layout = raw_layout(start, looked, file_bytes, limits);
+  // The header's bytes (PNM's, BMP's: the first 4 KiB; TIFF's directory and values, wherever).
+  const ReadAt read_header = [&](std::uint64_t offset, std::size_t size, std::uint8_t* out) {
+    return read_at(fd.get(), out, size, offset);
+  };
+  const std::optional<RawLayout> layout = raw_layout(read_header, file_bytes, limits);
   if (!layout) return std::nullopt;
   RawRead read{raw_image(*layout), file_bytes};
   auto* raster = static_cast<std::uint8_t*>(read.decoded.image.data());

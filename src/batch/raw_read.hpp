@@ -1,8 +1,8 @@
 // raw_read.hpp — a raw image file (codecs/raw_samples.hpp: a binary PNM of maximum 255 or 65535,
-// an uncompressed BMP of 24 or 32 bits) read straight into its raster by several threads at once,
-// a piece of rows each, each row into its place: no copy of the file, no decode pass. One thread
-// reads the page cache at 1-3 GB/s, and a batch of large images has fewer of them in flight than
-// it has threads. Thread-safe.
+// an uncompressed BMP of 24 or 32 bits, an uncompressed TIFF of 8 or 16 bits in strips) read
+// straight into its raster by several threads at once, a piece of rows each, each row into its
+// place: no copy of the file, no decode pass. One thread reads the page cache at 1-3 GB/s, and a
+// batch of large images has fewer of them in flight than it has threads. Thread-safe.
 #pragma once
 
 #include <cstdint>

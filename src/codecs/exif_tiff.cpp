@@ -96,11 +96,11 @@ bool has_tag(const std::vector<Entry>& entries, std::uint16_t tag) {
   return std::any_of(entries.begin(), entries.end(), [&](const Entry& e) { return e.tag == tag; });
 }
 
-// Appends `t`'s directories to `out` in `order`: first the first directory (`base`'s entries,
-// `t`'s camera tags in place of base's own, pointers to the rest), then the EXIF,
-// interoperability and GPS directories. Returns the first directory's offset.
+// Appends `t`'s directories to `out` (a file's bytes from offset `at` on) in `order`: first the
+// first directory (`base`'s entries, `t`'s camera tags in place of base's own, pointers to the
+// rest), then the EXIF, interoperability and GPS directories. Returns the first directory's offset.
 std::uint32_t append_tags(std::vector<std::uint8_t>& out, ExifTags t,
-                          const std::vector<Entry>& base, ByteOrder order) {
+                          const std::vector<Entry>& base, ByteOrder order, std::uint32_t at = 0) {
   if (t.order != order) {
     for (std::vector<Entry>* list : {&t.camera, &t.exif, &t.interop, &t.gps}) {
       for (Entry& e : *list) tiff::swap_byte_order(e);
@@ -116,21 +116,22 @@ std::uint32_t append_tags(std::vector<std::uint8_t>& out, ExifTags t,
   if (exif) first.push_back(pointer_entry(kExifPointer));
   if (!t.gps.empty()) first.push_back(pointer_entry(kGpsPointer));
   std::map<std::uint16_t, std::size_t> first_fields;
-  const std::uint32_t at = tiff::append_directory(out, first, order, &first_fields);
+  const std::uint32_t first_at = tiff::append_directory(out, first, order, &first_fields, at);
   if (exif) {
     if (!t.interop.empty()) t.exif.push_back(pointer_entry(kInteropPointer));
     std::map<std::uint16_t, std::size_t> exif_fields;
     tiff::set32(out, first_fields[kExifPointer],
-                tiff::append_directory(out, t.exif, order, &exif_fields), order);
+                tiff::append_directory(out, t.exif, order, &exif_fields, at), order);
     if (!t.interop.empty()) {
-      tiff::set32(out, exif_fields[kInteropPointer], tiff::append_directory(out, t.interop, order),
-                  order);
+      tiff::set32(out, exif_fields[kInteropPointer],
+                  tiff::append_directory(out, t.interop, order, nullptr, at), order);
     }
   }
   if (!t.gps.empty()) {
-    tiff::set32(out, first_fields[kGpsPointer], tiff::append_directory(out, t.gps, order), order);
+    tiff::set32(out, first_fields[kGpsPointer],
+                tiff::append_directory(out, t.gps, order, nullptr, at), order);
   }
-  return at;
+  return first_at;
 }
 
 }  // namespace
@@ -152,6 +153,21 @@ void add_exif_to_tiff(std::vector<std::uint8_t>& tiff, const std::vector<std::ui
   if (!first) return;
   const std::uint32_t at = append_tags(tiff, *tags, first->entries, header->order);
   tiff::set32(tiff, 4, at, header->order);
+}
+
+bool add_exif_to_tiff_tail(std::vector<std::uint8_t>& header, std::vector<std::uint8_t>& tail,
+                           std::uint32_t at, const std::vector<std::uint8_t>& exif) {
+  const std::optional<ExifTags> tags = read_tags(exif.data(), exif.size(), false);
+  const std::optional<tiff::Header> h = tiff::read_header(header.data(), header.size());
+  if (!tags || tags->empty() || !h) return true;  // as add_exif_to_tiff: nothing added
+  // Where the directory or a value of it lay before `at`, add_exif_to_tiff would read it there.
+  if (h->first < at) return false;
+  const std::optional<tiff::Directory> first =
+      tiff::read_directory(tail.data(), tail.size(), h->order, h->first, true, at);
+  if (!first) return true;
+  if (first->outside > 0) return false;
+  tiff::set32(header, 4, append_tags(tail, *tags, first->entries, h->order, at), h->order);
+  return true;
 }
 
 std::vector<std::string> what_tiff_drops(const std::vector<std::uint8_t>& exif) {

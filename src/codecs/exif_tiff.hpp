@@ -31,6 +31,14 @@ std::vector<std::uint8_t> exif_from_tiff(const std::uint8_t* file, std::size_t s
 /// is not added (what_tiff_drops names it).
 void add_exif_to_tiff(std::vector<std::uint8_t>& tiff, const std::vector<std::uint8_t>& exif);
 
+/// add_exif_to_tiff on a file held in parts, without the bytes between them: `header` (its first 8
+/// bytes) and `tail` (its bytes from offset `at` on), where its first directory and all of that
+/// directory's values lie in `tail` (tiff_frame's: the strips lie between). The parts become those
+/// of the file add_exif_to_tiff makes (appended to `tail`; the header's directory offset). False,
+/// and nothing changed, where the directory or a value of it does not lie in `tail`.
+bool add_exif_to_tiff_tail(std::vector<std::uint8_t>& header, std::vector<std::uint8_t>& tail,
+                           std::uint32_t at, const std::vector<std::uint8_t>& exif);
+
 /// What of `exif` a TIFF cannot keep, for --verbose: "EXIF (unreadable)" or "EXIF thumbnail".
 std::vector<std::string> what_tiff_drops(const std::vector<std::uint8_t>& exif);
 

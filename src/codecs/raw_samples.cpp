@@ -1,5 +1,6 @@
-// raw_samples.cpp — PNM's binary samples and BMP's uncompressed pixels as rasters hold them: the
-// raw formats so stored, their layouts read from their headers and made for their encoders' files.
+// raw_samples.cpp — PNM's binary samples, BMP's uncompressed pixels and TIFF's uncompressed strips
+// as rasters hold them: the raw formats so stored, their layouts read from their headers (TIFF's
+// directory) and made for their encoders' files.
 #include "codecs/raw_samples.hpp"
 
 #include <tbb/blocked_range.h>
@@ -13,6 +14,7 @@
 #include "base/errors.hpp"
 #include "codecs/bmp_header.hpp"
 #include "codecs/pnm_codec.hpp"
+#include "codecs/tiff_codec.hpp"
 
 namespace gpublur {
 namespace {
@@ -21,6 +23,9 @@ namespace {
 constexpr bool kHostLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
 // The padding of the rows written (BMP's: at most 3 bytes).
 constexpr std::uint8_t kZeros[4] = {};
+// The bytes a PNM's or BMP's header is looked for in: every one gpublur writes, and all but PNMs
+// padded with long comments (read the ordinary way). A TIFF's directory is read where it lies.
+constexpr std::size_t kHeaderBytes = 4096;
 // Rows are reordered on several threads in tasks of about this many bytes: an 8K image's 100 MB
 // on one thread took longer than writing it.
 constexpr std::size_t kTaskBytes = std::size_t{1} << 20;
@@ -50,7 +55,45 @@ std::optional<RawLayout> bmp_layout(const std::uint8_t* start, std::size_t size)
   layout.bottom_up = !bmp->top_down;
   layout.bgr = true;
   layout.alpha_if_any = bmp->pixel_bytes == 4;
-  layout.density = bmp->density;
+  layout.metadata.density = bmp->density;
+  return layout;
+}
+
+std::optional<RawLayout> tiff_layout(const ReadAt& read, std::uint64_t file_size,
+                                     const DecodeLimits& limits) {
+  std::optional<TiffSamples> tiff = tiff_samples(read, file_size, limits);
+  if (!tiff) return std::nullopt;
+  RawLayout layout;
+  layout.format = ImageFormat::kTiff;
+  layout.width = tiff->width, layout.height = tiff->height, layout.channels = tiff->channels;
+  layout.bits = tiff->bits;
+  layout.stride = layout.row_bytes();  // a strip's rows follow one another
+  layout.offset = tiff->strips.front();
+  layout.strips = std::move(tiff->strips);
+  layout.rows_per_strip = tiff->rows_per_strip;
+  layout.swapped = tiff->bits == 16 && tiff->big_endian == kHostLittleEndian;
+  layout.metadata = std::move(tiff->metadata);
+  return layout;
+}
+
+// The layout of a file whose first `size` bytes are `start`, the rest read through `read`.
+std::optional<RawLayout> layout_of(const std::uint8_t* start, std::size_t size, const ReadAt& read,
+                                   std::uint64_t file_size, const DecodeLimits& limits) {
+  const std::optional<ImageFormat> format = sniff_format(start, size, "");
+  std::optional<RawLayout> layout;
+  if (format == ImageFormat::kPnm) layout = pnm_layout(start, size);
+  if (format == ImageFormat::kBmp) layout = bmp_layout(start, size);
+  // (tiff_samples checks the size, and that the file holds every strip)
+  if (format == ImageFormat::kTiff) return tiff_layout(read, file_size, limits);
+  if (!layout) return std::nullopt;
+  try {  // (BMP's decoder counts 32-bit pixels as 4 channels here too)
+    check_image_size({layout->width, layout->height, layout->channels, layout->bits / 8}, limits);
+  } catch (const IoError&) {
+    return std::nullopt;
+  }
+  if (file_size < layout->offset || file_size - layout->offset < layout->stored_bytes()) {
+    return std::nullopt;
+  }
   return layout;
 }
 
@@ -85,6 +128,24 @@ std::optional<RawLayout> stored_layout(const AnyImage& image, ImageFormat format
     layout.bottom_up = layout.bgr = true;
   }
   return layout;
+}
+
+// An uncompressed TIFF of `image` as encode_tiff writes it: libtiff's header, the raster's rows
+// (the strips, in host byte order as the encoder writes them: nothing reordered), libtiff's
+// directory and tag values with EXIF added.
+std::optional<RawFile> tiff_raw_file(const AnyImage& image, const Metadata& metadata) {
+  std::optional<TiffFrame> frame;
+  if (image.bits() == 16) {
+    frame = tiff_frame(image.get<Image16>(), metadata);
+  } else {
+    frame = tiff_frame(image.get<Image>(), metadata);
+  }
+  if (!frame) return std::nullopt;
+  RawFile file;
+  file.header.assign(frame->head.begin(), frame->head.end());
+  file.rows.push_back({static_cast<const std::uint8_t*>(image.data()), image.byte_count()});
+  file.trailer = std::move(frame->tail);
+  return file;
 }
 
 // reorder_samples over the whole raster, blocks of rows on several threads. Isolated, so that a
@@ -128,20 +189,20 @@ std::vector<ByteSpan> stored_rows(const RawLayout& layout, const void* samples) 
 
 std::optional<RawLayout> raw_layout(const std::uint8_t* start, std::size_t size,
                                     std::uint64_t file_size, const DecodeLimits& limits) {
-  const std::optional<ImageFormat> format = sniff_format(start, size, "");
-  std::optional<RawLayout> layout;
-  if (format == ImageFormat::kPnm) layout = pnm_layout(start, size);
-  if (format == ImageFormat::kBmp) layout = bmp_layout(start, size);
-  if (!layout) return std::nullopt;
-  try {  // (BMP's decoder counts 32-bit pixels as 4 channels here too)
-    check_image_size({layout->width, layout->height, layout->channels, layout->bits / 8}, limits);
-  } catch (const IoError&) {
-    return std::nullopt;
-  }
-  if (file_size < layout->offset || file_size - layout->offset < layout->stored_bytes()) {
-    return std::nullopt;
-  }
-  return layout;
+  const ReadAt within = [&](std::uint64_t at, std::size_t n, std::uint8_t* out) {
+    if (at > size || n > size - at) return false;
+    std::memcpy(out, start + at, n);
+    return true;
+  };
+  return layout_of(start, size, within, file_size, limits);
+}
+
+std::optional<RawLayout> raw_layout(const ReadAt& read, std::uint64_t file_size,
+                                    const DecodeLimits& limits) {
+  std::uint8_t start[kHeaderBytes];
+  const auto size = static_cast<std::size_t>(std::min<std::uint64_t>(file_size, kHeaderBytes));
+  if (size == 0 || !read(0, size, start)) return std::nullopt;
+  return layout_of(start, size, read, file_size, limits);
 }
 
 DecodedImage raw_image(const RawLayout& layout) {
@@ -152,7 +213,8 @@ DecodedImage raw_image(const RawLayout& layout) {
   } else {
     d.image = make_raster<std::uint8_t>(layout.width, layout.height, layout.channels);
   }
-  d.metadata.density = layout.density;
+  d.metadata = layout.metadata;
+  if (layout.format == ImageFormat::kTiff) d.tiff_compression = TiffCompression::kNone;
   return d;
 }
 
@@ -211,18 +273,29 @@ Image without_alpha(const Image& image) {
 
 std::vector<ByteSpan> RawFile::pieces() const {
   std::vector<ByteSpan> all;
-  all.reserve(rows.size() + 1);
+  all.reserve(rows.size() + 2);
   all.push_back({reinterpret_cast<const std::uint8_t*>(header.data()), header.size()});
   all.insert(all.end(), rows.begin(), rows.end());
+  if (!trailer.empty()) all.push_back({trailer.data(), trailer.size()});
   return all;
 }
 
-bool stored_raw(ImageFormat format, int bits, int channels) {
+bool stored_raw(ImageFormat format, int bits, int channels, TiffCompression tiff_compression) {
   if (format == ImageFormat::kPnm) return bits == 8 || bits == 16;
+  if (format == ImageFormat::kTiff) {
+    return tiff_compression == TiffCompression::kNone && (bits == 8 || bits == 16) &&
+           channels >= 1 && channels <= 4;
+  }
   return format == ImageFormat::kBmp && bits == 8 && (channels == 3 || channels == 4);
 }
 
-std::optional<RawFile> raw_file(AnyImage& image, ImageFormat format, const Metadata& metadata) {
+std::optional<RawFile> raw_file(AnyImage& image, ImageFormat format, const Metadata& metadata,
+                                TiffCompression tiff_compression) {
+  if (format == ImageFormat::kTiff) {
+    if (!image.data() || !stored_raw(format, image.bits(), image.channels(), tiff_compression))
+      return std::nullopt;
+    return tiff_raw_file(image, metadata);
+  }
   const std::optional<RawLayout> layout = stored_layout(image, format);
   if (!layout) return std::nullopt;
   RawFile file;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "codecs/decoded_image.hpp"
@@ -25,5 +26,18 @@ DecodedImage decode_tiff(const std::uint8_t* data, std::size_t size, const Decod
 template <typename Sample>
 std::vector<std::uint8_t> encode_tiff(const Raster<Sample>& image, const Metadata& metadata = {},
                                       TiffCompression compression = TiffCompression::kDeflate);
+
+/// An uncompressed TIFF's bytes around its strips: the file is `head`, then the raster's rows as
+/// they are (host byte order, in order: the strips), then `tail` (the directory, its tag values
+/// and EXIF's directories).
+struct TiffFrame {
+  std::vector<std::uint8_t> head, tail;
+};
+
+/// encode_tiff(image, metadata, TiffCompression::kNone)'s file, byte for byte, without a copy of
+/// the samples: the frame around them. nullopt where it cannot be made so (the encoder would
+/// refuse the image; EXIF not placed as add_exif_to_tiff places it).
+template <typename Sample>
+std::optional<TiffFrame> tiff_frame(const Raster<Sample>& image, const Metadata& metadata);
 
 }  // namespace gpublur

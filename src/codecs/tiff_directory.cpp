@@ -13,13 +13,15 @@ namespace {
 constexpr std::uint32_t kMaxEntries = 4096;
 constexpr std::size_t kEntryBytes = 12;
 
-void pad_to_even(std::vector<std::uint8_t>& out) {
-  if (out.size() % 2 != 0) out.push_back(0);
+// (`out` is a file's bytes from `base` on: evenness is the file's.)
+void pad_to_even(std::vector<std::uint8_t>& out, std::uint32_t base) {
+  if ((base + out.size()) % 2 != 0) out.push_back(0);
 }
 
-std::uint32_t offset_of(const std::vector<std::uint8_t>& out) {
-  if (out.size() > 0xffffffffu) throw IoError("TIFF directories past 4 GiB: not supported");
-  return static_cast<std::uint32_t>(out.size());
+std::uint32_t offset_of(const std::vector<std::uint8_t>& out, std::uint32_t base) {
+  if (base + std::uint64_t{out.size()} > 0xffffffffu)
+    throw IoError("TIFF directories past 4 GiB: not supported");
+  return static_cast<std::uint32_t>(base + out.size());
 }
 
 }  // namespace
@@ -102,10 +104,10 @@ std::vector<std::uint8_t> header_bytes(ByteOrder order) {
 }
 
 std::optional<Directory> read_directory(const std::uint8_t* data, std::size_t size, ByteOrder order,
-                                        std::uint32_t offset, bool in_place) {
-  if (offset < 8 || size < 2 || offset > size - 2) return std::nullopt;
-  const std::uint32_t count = get16(data + offset, order);
-  const std::size_t table = std::size_t{offset} + 2;
+                                        std::uint32_t offset, bool in_place, std::uint32_t base) {
+  if (offset < 8 || offset < base || size < 2 || offset - base > size - 2) return std::nullopt;
+  const std::uint32_t count = get16(data + (offset - base), order);
+  const std::size_t table = std::size_t{offset - base} + 2;
   if (count > kMaxEntries || table + count * kEntryBytes + 4 > size) return std::nullopt;
   Directory dir;
   dir.next = get32(data + table + count * kEntryBytes, order);
@@ -122,8 +124,11 @@ std::optional<Directory> read_directory(const std::uint8_t* data, std::size_t si
       entry.value.assign(e + 8, e + 8 + bytes);
     } else {
       const std::uint32_t at = get32(e + 8, order);
-      if (at > size || bytes > size - at) continue;
-      entry.value.assign(data + at, data + at + bytes);
+      if (at < base || at - base > size || bytes > size - (at - base)) {
+        ++dir.outside;
+        continue;
+      }
+      entry.value.assign(data + (at - base), data + (at - base) + bytes);
     }
     if (in_place) entry.field = std::array<std::uint8_t, 4>{e[8], e[9], e[10], e[11]};
     dir.entries.push_back(std::move(entry));
@@ -143,12 +148,12 @@ void swap_byte_order(Entry& entry) {
 }
 
 std::uint32_t append_directory(std::vector<std::uint8_t>& out, std::vector<Entry> entries,
-                               ByteOrder order,
-                               std::map<std::uint16_t, std::size_t>* value_fields) {
+                               ByteOrder order, std::map<std::uint16_t, std::size_t>* value_fields,
+                               std::uint32_t base) {
   std::stable_sort(entries.begin(), entries.end(),
                    [](const Entry& a, const Entry& b) { return a.tag < b.tag; });
-  pad_to_even(out);
-  const std::uint32_t start = offset_of(out);
+  pad_to_even(out, base);
+  const std::uint32_t start = offset_of(out, base);
   put16(out, static_cast<std::uint16_t>(entries.size()), order);
   std::vector<std::size_t> field_at;
   for (const Entry& e : entries) {
@@ -169,10 +174,10 @@ std::uint32_t append_directory(std::vector<std::uint8_t>& out, std::vector<Entry
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const Entry& e = entries[i];
     if (e.field || e.value.size() <= 4) continue;
-    pad_to_even(out);
-    set32(out, field_at[i], offset_of(out), order);
+    pad_to_even(out, base);
+    set32(out, field_at[i], offset_of(out, base), order);
     out.insert(out.end(), e.value.begin(), e.value.end());
-    offset_of(out);
+    offset_of(out, base);
   }
   return start;
 }

@@ -28,7 +28,8 @@ struct Entry {
 
 struct Directory {
   std::vector<Entry> entries;
-  std::uint32_t next = 0;  // the offset of the next directory; 0: none
+  std::uint32_t next = 0;   // the offset of the next directory; 0: none
+  std::size_t outside = 0;  // entries dropped because their values lie outside the data
 };
 
 /// Bytes per value of a TIFF field type (1 BYTE ... 13 IFD); 0 for a type TIFF does not define.
@@ -53,8 +54,11 @@ std::vector<std::uint8_t> header_bytes(ByteOrder order);
 /// The directory at `offset` in `data`, or nullopt when its entry table does not fit in the data.
 /// Entries of undefined types or whose values lie outside the data are dropped: what remains is
 /// what can be read. With `in_place`, entries also keep their value fields (Entry::field).
+/// `data` is the file's bytes from offset `base` on (the part of a file that holds the directory:
+/// tiff_frame's tail); offsets are the file's.
 std::optional<Directory> read_directory(const std::uint8_t* data, std::size_t size, ByteOrder order,
-                                        std::uint32_t offset, bool in_place);
+                                        std::uint32_t offset, bool in_place,
+                                        std::uint32_t base = 0);
 
 /// An entry's values converted from one byte order to the other, element by element (RATIONALs
 /// as their two LONGs; BYTE, ASCII and UNDEFINED as they are).
@@ -63,9 +67,11 @@ void swap_byte_order(Entry& entry);
 /// Appends a directory of `entries` (sorted by tag here, as TIFF requires) at the next even
 /// offset of `out`, followed by the values longer than 4 bytes, each at an even offset. Returns the
 /// directory's offset; `value_fields`, when given, receives each tag's value field offset (for a
-/// pointer to a directory written afterwards). Throws IoError past 4 GiB.
+/// pointer to a directory written afterwards). Throws IoError past 4 GiB. `out` is the file's bytes
+/// from offset `base` on: the offsets written and returned are the file's, `value_fields` `out`'s.
 std::uint32_t append_directory(std::vector<std::uint8_t>& out, std::vector<Entry> entries,
                                ByteOrder order,
-                               std::map<std::uint16_t, std::size_t>* value_fields = nullptr);
+                               std::map<std::uint16_t, std::size_t>* value_fields = nullptr,
+                               std::uint32_t base = 0);
 
 }  // namespace gpublur::tiff

@@ -19,6 +19,7 @@
 #include "support/raw_files.hpp"
 #include "support/reference_blur.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_exif.hpp"
 
 using namespace gpublur;
 
@@ -95,6 +96,59 @@ TEST_CASE("a raw BMP reads as the decoder reads it, row by row", "[batch][raw][b
   write(dir.file("short.bmp"), std::vector<std::uint8_t>(ours.begin(), ours.end() - 1));
   CHECK_FALSE(read_raw_image(dir.file("short.bmp"), {}));
   CHECK_THROWS_WITH(read_image(dir.file("short.bmp")), Catch::Contains("truncated"));
+}
+
+TEST_CASE("a raw TIFF reads as the decoder reads it, strip by strip", "[batch][raw][tiff]") {
+  const test::TempDir dir;
+  EncodeOptions none;
+  none.tiff_compression = TiffCompression::kNone;
+  Metadata m;
+  m.exif = test::camera_exif(true);
+  m.icc = {1, 2, 3, 4, 5};
+  m.density = Density{300, 300, Density::Unit::kInch};
+  test::TiffSpec big;
+  big.big = true, big.rows_per_strip = 7, big.reversed = true, big.gap = 1;
+  test::TiffSpec rows;
+  rows.rows_per_strip = 1;
+  const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> files = {
+      // Ours, 16-bit RGBA: 24 MB in strips of a row (three pieces), its directory at the end.
+      {"ours.tif",
+       encode_image(test::random_image16(1000, 1501, 4, 4), ImageFormat::kTiff, none, m)},
+      // Big-endian 16-bit (swapped), strips of 7 rows stored last first with gaps: 9 MB.
+      {"big.tif", test::tiff_as_written(big, test::random_image16(999, 1501, 3, 5))},
+      // A column: 60,000 strips of a row of 1 gray byte, more than one preadv takes.
+      {"column.tif", test::tiff_as_written(rows, test::random_image(1, 60000, 1, 6))}};
+  for (const auto& [name, file] : files) {
+    CAPTURE(name);
+    write(dir.file(name), file);
+    const std::optional<RawRead> read = read_raw_image(dir.file(name), {});
+    REQUIRE(read);
+    CHECK(read->file_bytes == file.size());
+    const DecodedImage decoded = decode_image(file, name);
+    CHECK(read->decoded.format == ImageFormat::kTiff);
+    CHECK(read->decoded.tiff_compression == TiffCompression::kNone);
+    if (decoded.image.bits() == 16) {
+      check_same<std::uint16_t>(read->decoded.image, decoded.image);
+    } else {
+      check_same<std::uint8_t>(read->decoded.image, decoded.image);
+    }
+    CHECK(read->decoded.metadata.exif == decoded.metadata.exif);
+    CHECK(read->decoded.metadata.icc == decoded.metadata.icc);
+    CHECK(read->decoded.metadata.density.has_value() == decoded.metadata.density.has_value());
+  }
+  // A TIFF whose directory reads but whose one strip (900 KB) ends a byte past the file's end:
+  // left to the ordinary read, which refuses it.
+  test::TiffSpec past;
+  past.rows_per_strip = 3000;
+  const std::size_t size = test::tiff_as_written(past, test::random_image(100, 3000, 3, 9)).size();
+  past.first_offset_delta = static_cast<std::int64_t>(size - 100 * 3000 * 3 + 1) - 8;
+  write(dir.file("past.tif"), test::tiff_as_written(past, test::random_image(100, 3000, 3, 9)));
+  CHECK_FALSE(read_raw_image(dir.file("past.tif"), {}));
+  CHECK_THROWS(read_image(dir.file("past.tif")));
+  // Compressed: the ordinary read.
+  write(dir.file("deflated.tif"),
+        encode_image(test::random_image(30, 20, 3, 1), ImageFormat::kTiff));
+  CHECK_FALSE(read_raw_image(dir.file("deflated.tif"), {}));
 }
 
 TEST_CASE("what the raw read does not take is left to the ordinary read", "[batch][raw]") {
