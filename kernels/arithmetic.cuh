@@ -217,17 +217,47 @@ struct MatrixScale {
 // in 32 bits: the same integer, and in a kernel (whose numbers are constants, so this choice is
 // made when it compiles) a multiply by a constant instead of 64-bit arithmetic per sample. A t at
 // or below 0 rounds to 0 or below, which the clamp makes 0; above 0, halves away from zero are
-// halves up: one unsigned division by a constant, not round_div's two signed ones and a select.
+// halves up, (2 t + n) / 2n, which for whole t is (t + h) / n with h = floor(n / 2) (n odd: t + h
+// + 1/2 never reaches the next multiple of n); and for t < 0, t + h < n, whose quotient is 0 too.
+// So the 32-bit form is u / n, u = max(t + h, 0) <= reach + h, and the clamp only where
+// (reach + h) / n can pass the top.
+//
+// u / n itself is one high multiply where reach allows: with M = ceil(2^32 / n) and e = M n - 2^32
+// (0 <= e < n), u M / 2^32 = u / n + u e / (n 2^32), and where u e < 2^32 the second term is below
+// 1/n, which never carries u / n past the next whole number: floor(u M / 2^32) = floor(u / n).
+// A box 31 x 31 (n = 961, reach + h = 245,535, e = 213) takes it; a kernel's division by a
+// constant otherwise takes a high multiply and a shift.
 // The 64-bit form is the rule as written; a test holds the two together.
+GB_HD_CONSTEXPR bool narrow_finish(const MatrixScale& m) {
+  return 2 * m.reach + m.denominator < (1ll << 31);
+}
+GB_HD_CONSTEXPR u64 reciprocal_of(const MatrixScale& m) {
+  return ((u64{1} << 32) + static_cast<u64>(m.denominator) - 1) / static_cast<u64>(m.denominator);
+}
+GB_HD_CONSTEXPR bool one_multiply_divides(const MatrixScale& m) {
+  return m.denominator > 1 &&
+         static_cast<u64>(m.reach + m.denominator / 2) *
+                 (reciprocal_of(m) * static_cast<u64>(m.denominator) - (u64{1} << 32)) <
+             (u64{1} << 32);
+}
+GB_HD u32 divide_narrow(u32 u, const MatrixScale& m) {
+  if (one_multiply_divides(m)) {
+#if defined(__CUDA_ARCH__)
+    return __umulhi(u, static_cast<u32>(reciprocal_of(m)));  // the compiler keeps the wide form
+#else
+    return static_cast<u32>((static_cast<u64>(u) * reciprocal_of(m)) >> 32);
+#endif
+  }
+  return u / static_cast<u32>(m.denominator);
+}
 template <typename Sample, i64 kMax, typename S>
 GB_HD Sample finish_matrix(S s, const MatrixScale& m) {
-  if (2 * m.reach + m.denominator < (1ll << 31)) {
-    const i32 t = static_cast<i32>(s) * static_cast<i32>(m.scale) + static_cast<i32>(m.bias);
-    const u32 up = static_cast<u32>(t > 0 ? t : 0);  // branch-free: a max, and the clamps mins
-    if (m.denominator == 1) return static_cast<Sample>(up > kMax ? kMax : up);  // nothing to round
-    const u32 n = static_cast<u32>(m.denominator);
-    const u32 r = (2 * up + n) / (2 * n);  // 0 where t <= 0: n / 2n
-    return static_cast<Sample>(r > kMax ? kMax : r);
+  if (narrow_finish(m)) {
+    const i32 t = static_cast<i32>(s) * static_cast<i32>(m.scale) + static_cast<i32>(m.bias) +
+                  static_cast<i32>(m.denominator / 2);
+    const u32 q = divide_narrow(static_cast<u32>(t > 0 ? t : 0), m);  // branch-free: a max
+    if ((m.reach + m.denominator / 2) / m.denominator <= kMax) return static_cast<Sample>(q);
+    return static_cast<Sample>(q > kMax ? kMax : q);
   }
   return clamp_to<Sample>(round_div<i64>(static_cast<i64>(s) * m.scale + m.bias, m.denominator),
                           kMax);

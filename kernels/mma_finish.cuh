@@ -130,14 +130,14 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
   return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
 #else
   const unsigned b[4] = {b0, b1, b2, b3};
-  unsigned word = 0;
+  unsigned o[4];
 #pragma unroll
   for (int k = 0; k < 4; ++k) {
     const unsigned char v = static_cast<unsigned char>(in >> (8 * k));
-    const unsigned char o = kKeepAlpha && ((alpha >> k) & 1u) ? v : finish_sample(b[k], v);
-    word |= static_cast<unsigned>(o) << (8 * k);
+    o[k] = kKeepAlpha && ((alpha >> k) & 1u) ? v : finish_sample(b[k], v);
   }
-  return word;
+  // The four bytes into a word by byte permutes, as the Gaussian's: three for the word.
+  return __byte_perm(__byte_perm(o[0], o[1], 0x0040), __byte_perm(o[2], o[3], 0x0040), 0x5410);
 #endif
 }
 

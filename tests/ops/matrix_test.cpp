@@ -216,7 +216,8 @@ TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit re
   for (const gb_arith::MatrixScale narrow :
        {gb_arith::MatrixScale{1, 0, 1, 4080}, gb_arith::MatrixScale{1, 0, 25, 6375},
         gb_arith::MatrixScale{2, 75, 6, 2115}, gb_arith::MatrixScale{1, -8, 16, 4088},
-        gb_arith::MatrixScale{3, 1000, 7, 1 << 29}}) {
+        gb_arith::MatrixScale{3, 1000, 7, 1 << 29}, gb_arith::MatrixScale{1, 0, 961, 245055},
+        gb_arith::MatrixScale{1, -300, 52, 31920}, gb_arith::MatrixScale{1, 0, 3, 1 << 29}}) {
     gb_arith::MatrixScale wide = narrow;
     wide.reach = 1ll << 40;
     CAPTURE(narrow.scale, narrow.bias, narrow.denominator);
@@ -230,6 +231,36 @@ TEST_CASE("the finish rounds in 32 bits where its reach allows, to the 64-bit re
               gb_arith::finish_matrix<std::uint16_t, 65535>(s, wide));
     }
   }
+}
+
+TEST_CASE("the narrow finish divides by one high multiply only where it is exact", "[matrix]") {
+  // divide_narrow takes floor(u M / 2^32), M = ceil(2^32 / n), where (reach + h) (M n - 2^32) <
+  // 2^32: every u up to reach + h (the most a finish divides) must give u / n. Where the
+  // condition fails, some u past its bound would not, so it is not loose.
+  for (const gb_arith::MatrixScale m :
+       {gb_arith::MatrixScale{1, 0, 961, 245055}, gb_arith::MatrixScale{1, 0, 25, 6375},
+        gb_arith::MatrixScale{1, 0, 52, 31620}, gb_arith::MatrixScale{1, 0, 3, 1 << 28},
+        gb_arith::MatrixScale{1, 0, 7, 1 << 28}, gb_arith::MatrixScale{1, 0, 1000, 1 << 29},
+        gb_arith::MatrixScale{1, 0, 1000, 12000000}}) {  // u e up to 2^33: just past the bound
+    CAPTURE(m.denominator, m.reach);
+    const bool one = gb_arith::one_multiply_divides(m);
+    const std::uint64_t top = static_cast<std::uint64_t>(m.reach + m.denominator / 2);
+    for (std::uint64_t u = 0; u <= top; u += u < 100000 || top - u < 100000 ? 1 : 9973) {
+      REQUIRE(gb_arith::divide_narrow(static_cast<std::uint32_t>(u), m) ==
+              u / static_cast<std::uint64_t>(m.denominator));
+    }
+    if (!one) {  // the one multiply is wrong somewhere below 2^32: the condition matters
+      const std::uint64_t M = gb_arith::reciprocal_of(m);
+      bool wrong = false;
+      for (std::uint64_t u = (std::uint64_t{1} << 32) - 1; u > (std::uint64_t{1} << 31); u -= 7919)
+        wrong = wrong || ((u * M) >> 32) != u / static_cast<std::uint64_t>(m.denominator);
+      CHECK(wrong);
+    }
+  }
+  CHECK(gb_arith::one_multiply_divides(gb_arith::MatrixScale{1, 0, 961, 245055}));
+  CHECK(gb_arith::one_multiply_divides(gb_arith::MatrixScale{1, 0, 25, 6375}));
+  CHECK_FALSE(gb_arith::one_multiply_divides(gb_arith::MatrixScale{1, 0, 1000, 1 << 29}));
+  CHECK_FALSE(gb_arith::one_multiply_divides(gb_arith::MatrixScale{1, 0, 1, 4080}));  // n = 1
 }
 
 TEST_CASE("past the exact form's bounds, fixed point with its error below half a level",
