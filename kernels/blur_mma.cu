@@ -57,7 +57,10 @@
 // A convolution matrix of rank one (kExactSums) runs the same walk: its column as the vertical
 // taps and its row as the horizontal ones, 16-bit integers whose high bytes are s8 where any is
 // negative (the products then take s8 operands, mma_ptx.cuh), no rounding between the passes
-// (m = a: 16 bits by the bound codegen checks) and Matrix8's finish of the exact sum.
+// (m = a: 16 bits by the bound codegen checks) and Matrix8's finish of the exact sum. Where every
+// tap of a pass is one byte (0..255: a box, a small binomial; mma_layout.cuh's kHighX and kHighY),
+// the products with the taps' high bytes are zero and are not made: one vertical product and two
+// horizontal ones instead of two and four.
 //
 // The pieces, each in its own file: mma_geometry.cuh (shapes, shared with codegen), mma_layout.cuh
 // (this instance's constants and shared-memory layout), mma_ptx.cuh, mma_taps.cuh (taps as

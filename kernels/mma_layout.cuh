@@ -105,6 +105,26 @@ __host__ __device__ constexpr bool any_negative_y() {
 constexpr bool kSignedX = any_negative_x();
 constexpr bool kSignedY = any_negative_y();
 constexpr bool kSignedMid = kSignedY;
+// Whether any tap has a high byte. Where none does (a matrix of rank one whose taps are all 0..255:
+// a box, a small binomial), every product with the taps' high bytes is 0 and is not made: the
+// vertical pass takes one product, the horizontal two (mma_products.cuh). A Gaussian's taps, which
+// sum to 2^16 with at most 255 of them, always have one.
+__host__ __device__ constexpr bool any_high_byte_x() {
+  for (int i = 0; i < kSizeX; ++i) {
+    const long long q = static_cast<long long>(tap_x(i));
+    if (q < 0 || q > 255) return true;
+  }
+  return false;
+}
+__host__ __device__ constexpr bool any_high_byte_y() {
+  for (int i = 0; i < kSizeY; ++i) {
+    const long long q = static_cast<long long>(tap_y(i));
+    if (q < 0 || q > 255) return true;
+  }
+  return false;
+}
+constexpr bool kHighX = any_high_byte_x();
+constexpr bool kHighY = any_high_byte_y();
 // The vertical taps' sum: the intermediate of a column of one value v is v times it.
 __host__ __device__ constexpr long long tap_sum_y() {
   long long sum = 0;

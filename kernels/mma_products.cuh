@@ -28,21 +28,22 @@ constexpr unsigned kMidBytes = kExactSums ? 0x5140u : 0x6251u;
 
 __device__ __forceinline__ void vertical_task(TaskWords tw, const WeightsY& weights,
                                               unsigned store_lane, int slot, int copy_slot) {
-  unsigned acc_lo[4][4], acc_hi[4][4];  // [byte i of the lane's word column][fragment]
+  unsigned acc_lo[4][4], acc_hi[4][4] = {};  // [byte i of the lane's word column][fragment]
 #pragma unroll
   for (int c = 0; c < kChunksY; ++c) {
     unsigned w_lo[4], w_hi[4];
     weights.get(c, 0, w_lo);
-    weights.get(c, 1, w_hi);
+    if constexpr (kHighY) weights.get(c, 1, w_hi);
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
       if (c == 0) {
         // 2^7 + sum < 2^24 (common.cuh): the rounding rides in the low product
         mma_k32_first(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i], kVerticalC);
-        mma_k32_first<kSignedY>(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
+        if constexpr (kHighY)
+          mma_k32_first<kSignedY>(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
       } else {
         mma_k32(acc_lo[i], w_lo, tw.w[c][0][i], tw.w[c][1][i]);
-        mma_k32<kSignedY>(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
+        if constexpr (kHighY) mma_k32<kSignedY>(acc_hi[i], w_hi, tw.w[c][0][i], tw.w[c][1][i]);
       }
     }
   }
@@ -130,7 +131,7 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo,
   unsigned result[2][2];  // [row half][word]: the lane's 8 packed output bytes of a row
 #pragma unroll
   for (int jp = 0; jp < kPasses; ++jp) {  // N-tiles kTilesPerPass jp, ...
-    unsigned ll[kTilesPerPass][4], mid[kTilesPerPass][4], hh[kTilesPerPass][4];
+    unsigned ll[kTilesPerPass][4], mid[kTilesPerPass][4], hh[kTilesPerPass][4] = {};
 #pragma unroll
     for (int c = 0; c < kChunksX; ++c) {
       unsigned m_lo[4], m_hi[4];
@@ -141,6 +142,16 @@ __device__ __forceinline__ void horizontal_task(const unsigned char* plane_lo,
       for (int jj = 0; jj < kTilesPerPass; ++jj) {
         const int j = kTilesPerPass * jp + jj;
         const uint2 q_lo = taps.get(c, j, 0);
+        if constexpr (!kHighX) {  // taps of one byte: ll and m_hi q_lo alone
+          if (c == 0) {
+            mma_k32_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalC);
+            mma_k32_first<kSignedMid>(mid[jj], m_hi, q_lo.x, q_lo.y);
+          } else {
+            mma_k32(ll[jj], m_lo, q_lo.x, q_lo.y);
+            mma_k32<kSignedMid>(mid[jj], m_hi, q_lo.x, q_lo.y);
+          }
+          continue;
+        }
         const uint2 q_hi = taps.get(c, j, 1);
         if (c == 0) {
           mma_k32_first(ll[jj], m_lo, q_lo.x, q_lo.y, kHorizontalC);  // 2^23 + sum < 2^31
@@ -273,11 +284,15 @@ __device__ __forceinline__ void narrow_tiles_k32(unsigned lane_offset, const Nar
                 hi23 = window_pair(lane_offset, 1, 8 * j + 16);
     const unsigned m_lo[4] = {lo01.x, lo01.y, lo23.x, lo23.y};
     const unsigned m_hi[4] = {hi01.x, hi01.y, hi23.x, hi23.y};
-    unsigned ll[4], mid[4], hh[4];
+    unsigned ll[4], mid[4], hh[4] = {};
     mma_k32_first(ll, m_lo, taps.b[0][0], taps.b[0][1], kHorizontalC);
-    mma_k32_first<false, kSignedX>(mid, m_lo, taps.b[1][0], taps.b[1][1]);
-    mma_k32<kSignedMid>(mid, m_hi, taps.b[0][0], taps.b[0][1]);
-    mma_k32_first<kSignedMid, kSignedX>(hh, m_hi, taps.b[1][0], taps.b[1][1]);
+    if constexpr (kHighX) {
+      mma_k32_first<false, kSignedX>(mid, m_lo, taps.b[1][0], taps.b[1][1]);
+      mma_k32<kSignedMid>(mid, m_hi, taps.b[0][0], taps.b[0][1]);
+      mma_k32_first<kSignedMid, kSignedX>(hh, m_hi, taps.b[1][0], taps.b[1][1]);
+    } else {  // taps of one byte (kHighX): their high bytes' products are 0
+      mma_k32_first<kSignedMid>(mid, m_hi, taps.b[0][0], taps.b[0][1]);
+    }
     w[j] = narrow_outputs(ll, mid, hh, in[j], alpha);
   }
 }
@@ -294,11 +309,15 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
     const uint2 lo =
         window_pair(lane_offset, 0, kNarrowLead - kTinyLead + 8 * j);  // a0: row g, a1: g + 8
     const uint2 hi = window_pair(lane_offset, 1, kNarrowLead - kTinyLead + 8 * j);
-    unsigned ll[4], mid[4], hh[4];
+    unsigned ll[4], mid[4], hh[4] = {};
     mma_k16_first(ll, lo.x, lo.y, taps.b[0][0], kHorizontalC);
-    mma_k16_first<false, kSignedX>(mid, lo.x, lo.y, taps.b[1][0]);
-    mma_k16<kSignedMid>(mid, hi.x, hi.y, taps.b[0][0]);
-    mma_k16_first<kSignedMid, kSignedX>(hh, hi.x, hi.y, taps.b[1][0]);
+    if constexpr (kHighX) {
+      mma_k16_first<false, kSignedX>(mid, lo.x, lo.y, taps.b[1][0]);
+      mma_k16<kSignedMid>(mid, hi.x, hi.y, taps.b[0][0]);
+      mma_k16_first<kSignedMid, kSignedX>(hh, hi.x, hi.y, taps.b[1][0]);
+    } else {  // taps of one byte (kHighX): their high bytes' products are 0
+      mma_k16_first<kSignedMid>(mid, hi.x, hi.y, taps.b[0][0]);
+    }
     w[j] = narrow_outputs(ll, mid, hh, in[j], alpha);
   }
 }
