@@ -173,11 +173,33 @@ __device__ __forceinline__ unsigned window(const unsigned (&words)[kSpanWords], 
   return shift == 0 ? words[w] : __funnelshift_r(words[w], words[w + 1], 8 * shift);
 }
 
+// Where a row of the matrix is 4k + 1 weights (5, 9, 13), its last chunk holds one weight, and a
+// dp4a of it does a quarter of a dp4a's work. Then the rows' last weights go four matrix rows at a
+// time instead: pixel c's column word holds the plane byte under the last weight in four tile rows
+// one under another (one byte permute a tile row slides it down), and one dp4a with the four rows'
+// last weights (last_column_word) takes what four took. The matrix rows past the last four-row
+// group keep their chunk.
+constexpr bool kGatherLast = kSizeX % 4 == 1 && kSizeX >= 5 && kSizeY >= 4;
+// The matrix rows whose last weights are gathered: whole groups of four.
+constexpr int kGathered = kGatherLast ? kSizeY / 4 * 4 : 0;
+__host__ __device__ constexpr int last_column_word(int group) {
+  unsigned word = 0;
+  for (int i = 0; i < 4; ++i)
+    word |= (static_cast<unsigned>(weight(4 * group + i, kSizeX - 1)) & 0xffu) << (8 * i);
+  return static_cast<int>(word);
+}
+// The plane byte under pixel c's last weight: word and byte among a tile row's kSpanWords.
+__host__ __device__ constexpr int last_byte(int c) { return kPadLeft + c - kRadiusX + kSizeX - 1; }
+__host__ __device__ constexpr int last_word(int c) {
+  return last_byte(c) / 4 - (kPadLeft / 4 + kFirstWord);
+}
+
 // Channel k's outputs of the thread's quad, kRows rows from tile row `row0`, finished: a word
 // per row, byte c the quad's pixel c.
 __device__ __forceinline__ void filter_channel(const unsigned (*plane)[kPlaneWords], int quad,
                                                int row0, unsigned (&result)[kRows]) {
   int sum[kRows][4];
+  unsigned column[4] = {0u, 0u, 0u, 0u};  // kGatherLast: pixel c's last column, four tile rows
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
 #pragma unroll
@@ -197,8 +219,23 @@ __device__ __forceinline__ void filter_channel(const unsigned (*plane)[kPlaneWor
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
           const int j = t - r;
-          if (j >= 0 && j < kSizeY && chunk_word(j, m) != 0)
+          const bool gathered = m == kChunks - 1 && j < kGathered;
+          if (j >= 0 && j < kSizeY && chunk_word(j, m) != 0 && !gathered)
             sum[r][c] = dp4a(samples, chunk_word(j, m), sum[r][c]);
+        }
+      }
+    }
+    if constexpr (kGatherLast) {
+#pragma unroll
+      for (int c = 0; c < 4; ++c) {
+        // Bytes 1-3 down, this tile row's byte in at the top: tile rows t - 3 .. t.
+        column[c] = __byte_perm(column[c], words[last_word(c)],
+                                0x0321u | static_cast<unsigned>(4 + last_byte(c) % 4) << 12);
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          const int first = t - 3 - r;  // the matrix row of the column word's first byte
+          if (first >= 0 && first % 4 == 0 && first < kGathered && last_column_word(first / 4) != 0)
+            sum[r][c] = dp4a(column[c], last_column_word(first / 4), sum[r][c]);
         }
       }
     }

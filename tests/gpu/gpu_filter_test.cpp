@@ -99,6 +99,9 @@ std::vector<Filter> filters() {
       random_matrix(9, 3, 8),                                 // dense, anisotropic
       random_matrix(15, 15, 9),                               // dense, dp4a's largest
       random_matrix(11, 7, 10),                               // dense, dp4a: 3 chunks, 7 rows
+      // dp4a with rows of 4k + 1 weights: the last weights of four rows at a time (5x5, 9x9), and
+      // of the rows past the last four (13x7: three rows keep their chunk).
+      random_matrix(5, 5, 11), random_matrix(9, 9, 12), random_matrix(13, 7, 13),
       // dp4a's byte weights at their bounds, and just past them (the dense kernel).
       matrix("127 -128 0 5 1; 3 -7 2 0 9; 1 1 1 1 1", Decimal{3, 0}),
       matrix("128 -128 0; 3 -7 2; 1 1 1"),
