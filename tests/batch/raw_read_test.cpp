@@ -40,6 +40,21 @@ void check_same(const AnyImage& a, const AnyImage& b) {
         "");
 }
 
+// `file` written as `name`, read raw (it must take the raw route, its whole size) and decoded the
+// ordinary way, for the two to be compared.
+struct BothReads {
+  RawRead raw;
+  DecodedImage decoded;
+};
+BothReads read_both(const test::TempDir& dir, const std::string& name,
+                    const std::vector<std::uint8_t>& file) {
+  write(dir.file(name), file);
+  std::optional<RawRead> read = read_raw_image(dir.file(name), {});
+  REQUIRE(read);
+  CHECK(read->file_bytes == file.size());
+  return {std::move(*read), decode_image(file, name)};
+}
+
 }  // namespace
 
 TEST_CASE("a raw image of several pieces reads as the decoder reads it", "[batch][raw]") {
@@ -80,16 +95,12 @@ TEST_CASE("a raw BMP reads as the decoder reads it, row by row", "[batch][raw][b
       {"rgbx.bmp", test::bmp_as_written(alpha_free, rgbx)}};
   for (const auto& [name, file] : files) {
     CAPTURE(name);
-    write(dir.file(name), file);
-    const std::optional<RawRead> read = read_raw_image(dir.file(name), {});
-    REQUIRE(read);
-    CHECK(read->file_bytes == file.size());
-    const DecodedImage decoded = decode_image(file, name);
-    CHECK(read->decoded.format == ImageFormat::kBmp);
-    check_same<std::uint8_t>(read->decoded.image, decoded.image);
-    REQUIRE(read->decoded.metadata.density.has_value() == decoded.metadata.density.has_value());
+    const auto [raw, decoded] = read_both(dir, name, file);
+    CHECK(raw.decoded.format == ImageFormat::kBmp);
+    check_same<std::uint8_t>(raw.decoded.image, decoded.image);
+    REQUIRE(raw.decoded.metadata.density.has_value() == decoded.metadata.density.has_value());
     if (decoded.metadata.density)
-      CHECK(*read->decoded.metadata.density == *decoded.metadata.density);
+      CHECK(*raw.decoded.metadata.density == *decoded.metadata.density);
   }
   // A BMP that ends before its rows do: the decoder says "truncated".
   const std::vector<std::uint8_t>& ours = files[0].second;
@@ -120,21 +131,17 @@ TEST_CASE("a raw TIFF reads as the decoder reads it, strip by strip", "[batch][r
       {"column.tif", test::tiff_as_written(rows, test::random_image(1, 60000, 1, 6))}};
   for (const auto& [name, file] : files) {
     CAPTURE(name);
-    write(dir.file(name), file);
-    const std::optional<RawRead> read = read_raw_image(dir.file(name), {});
-    REQUIRE(read);
-    CHECK(read->file_bytes == file.size());
-    const DecodedImage decoded = decode_image(file, name);
-    CHECK(read->decoded.format == ImageFormat::kTiff);
-    CHECK(read->decoded.tiff_compression == TiffCompression::kNone);
+    const auto [raw, decoded] = read_both(dir, name, file);
+    CHECK(raw.decoded.format == ImageFormat::kTiff);
+    CHECK(raw.decoded.tiff_compression == TiffCompression::kNone);
     if (decoded.image.bits() == 16) {
-      check_same<std::uint16_t>(read->decoded.image, decoded.image);
+      check_same<std::uint16_t>(raw.decoded.image, decoded.image);
     } else {
-      check_same<std::uint8_t>(read->decoded.image, decoded.image);
+      check_same<std::uint8_t>(raw.decoded.image, decoded.image);
     }
-    CHECK(read->decoded.metadata.exif == decoded.metadata.exif);
-    CHECK(read->decoded.metadata.icc == decoded.metadata.icc);
-    CHECK(read->decoded.metadata.density.has_value() == decoded.metadata.density.has_value());
+    CHECK(raw.decoded.metadata.exif == decoded.metadata.exif);
+    CHECK(raw.decoded.metadata.icc == decoded.metadata.icc);
+    CHECK(raw.decoded.metadata.density.has_value() == decoded.metadata.density.has_value());
   }
   // A TIFF whose directory reads but whose one strip (900 KB) ends a byte past the file's end:
   // left to the ordinary read, which refuses it.
