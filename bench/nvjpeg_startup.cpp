@@ -8,17 +8,23 @@
 // allocations and their time: the driver's cuMemAlloc and cuMemHostAlloc (`counted`, what
 // nvJPEG's defaults do), or host memory mapped here and pinned where it lies with
 // cuMemHostRegister (`registered`), to say how much of the start is allocating pinned memory.
-//   gpublur_nvjpeg_startup [serial|parallel|counted|registered]
+// BACKEND and FLAGS choose the decoder's handle (hardware, as the batch's, by default; gpu_hybrid,
+// hybrid or default) and the flags it is made with (by default the batch's: upsampling with
+// interpolation), to say whether another backend or nvJPEG's flags start sooner.
+// `early` makes the decoder's handle on a thread from the process's start, beside the context.
+//   gpublur_nvjpeg_startup [serial|parallel|counted|registered|early] [BACKEND [FLAGS]]
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bench_gpu.hpp"
@@ -138,14 +144,51 @@ class Steps {
 
 constexpr int kWidth = 1920, kHeight = 1080, kStack = 16;
 
+struct DecoderChoice {
+  const char* name = "hardware";
+  nvjpegBackend_t backend = NVJPEG_BACKEND_HARDWARE;
+  unsigned flags = NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+};
+DecoderChoice decoder_choice;
+
+bool choose_backend(const std::string& name) {
+  static const std::pair<const char*, nvjpegBackend_t> kBackends[] = {
+      {"hardware", NVJPEG_BACKEND_HARDWARE},
+      {"gpu_hybrid", NVJPEG_BACKEND_GPU_HYBRID},
+      {"hybrid", NVJPEG_BACKEND_HYBRID},
+      {"default", NVJPEG_BACKEND_DEFAULT}};
+  for (const auto& [n, b] : kBackends) {
+    if (name == n) {
+      decoder_choice.name = n;
+      decoder_choice.backend = b;
+      return true;
+    }
+  }
+  return false;
+}
+
+// `early`: the decoder's handle made on a thread of its own from the process's start, before the
+// context is ours (nvJPEG's runtime then starts the device's primary context, the one we share).
+// (Never destroyed: a process that exits early, no GPU, must not abort on a joinable thread.)
+std::thread& early_thread = *new std::thread;
+nvjpegHandle_t early_handle = nullptr;
+nvjpegStatus_t early_status = NVJPEG_STATUS_SUCCESS;
+double early_ready_ms = 0;
+
 std::string decoder_part(const nvjpeg::Api& nv) {
   Steps steps("decoder");
   nvjpegHandle_t handle = nullptr;
-  steps("hardware handle", [&] {
-    GB_NVJPEG_CHECK(
-        create(nv, NVJPEG_BACKEND_HARDWARE, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle),
-        "hardware handle");
-  });
+  const std::string handle_step = std::string(decoder_choice.name) + " handle";
+  if (early_thread.joinable()) {
+    steps((handle_step + " (made early) waited for").c_str(), [&] { early_thread.join(); });
+    GB_NVJPEG_CHECK(early_status, "decoder handle");
+    handle = early_handle;
+  } else {
+    steps(handle_step.c_str(), [&] {
+      GB_NVJPEG_CHECK(create(nv, decoder_choice.backend, decoder_choice.flags, &handle),
+                      "decoder handle");
+    });
+  }
   std::vector<nvjpegJpegState_t> states(3);
   std::vector<nvjpegJpegStream_t> parsed(3);
   for (std::size_t i = 0; i < states.size(); ++i) {
@@ -160,11 +203,15 @@ std::string decoder_part(const nvjpeg::Api& nv) {
         nv.nvjpegDecodeBatchedInitialize(handle, states[0], kStack, 1, NVJPEG_OUTPUT_RGBI),
         "initialize");
   });
+  nvjpegStatus_t preallocated = NVJPEG_STATUS_SUCCESS;
   steps("buffers allocated", [&] {
-    GB_NVJPEG_CHECK(nv.nvjpegDecodeBatchedPreAllocate(handle, states[0], kStack, kWidth, kHeight,
-                                                      NVJPEG_CSS_420, NVJPEG_OUTPUT_RGBI),
-                    "preallocate");
+    preallocated = nv.nvjpegDecodeBatchedPreAllocate(handle, states[0], kStack, kWidth, kHeight,
+                                                     NVJPEG_CSS_420, NVJPEG_OUTPUT_RGBI);
   });
+  // Only the hardware backend allocates beforehand; the others say so and allocate as they go.
+  if (preallocated != NVJPEG_STATUS_SUCCESS) {
+    return steps.done() + " (buffers: status " + std::to_string(preallocated) + ")";
+  }
   return steps.done();
 }
 
@@ -207,20 +254,41 @@ std::string encoder_part(const nvjpeg::Api& nv) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "serial";
-  if (mode != "serial" && mode != "parallel" && mode != "counted" && mode != "registered") {
-    std::fprintf(stderr, "usage: gpublur_nvjpeg_startup [serial|parallel|counted|registered]\n");
+  const bool backend_ok = argc <= 2 || choose_backend(argv[2]);
+  bool flags_ok = true;
+  if (argc > 3) {
+    char* end = nullptr;
+    decoder_choice.flags = static_cast<unsigned>(std::strtoul(argv[3], &end, 0));
+    flags_ok = end != argv[3] && *end == '\0';
+  }
+  if ((mode != "serial" && mode != "parallel" && mode != "counted" && mode != "registered" &&
+       mode != "early") ||
+      !backend_ok || !flags_ok || argc > 4) {
+    std::fprintf(stderr,
+                 "usage: gpublur_nvjpeg_startup [serial|parallel|counted|registered|early] "
+                 "[hardware|gpu_hybrid|hybrid|default [FLAGS]]\n");
     return 2;
   }
   const bool parallel = mode == "parallel";
   own_allocators = mode == "counted" || mode == "registered";
   register_pinned = mode == "registered";
   const auto start = Clock::now();
+  if (mode == "early") {
+    early_thread = std::thread([start] {
+      std::string why;
+      const nvjpeg::Api* api = nvjpeg::load(why);
+      early_status = api ? create(*api, decoder_choice.backend, decoder_choice.flags, &early_handle)
+                         : NVJPEG_STATUS_NOT_INITIALIZED;
+      early_ready_ms = ms_since(start);
+    });
+  }
   const bench::BenchGpu gpu = bench::open_gpu_or_exit("gpublur_nvjpeg_startup");
   const double context_ms = ms_since(start);
   std::string why;
   auto t = Clock::now();
   const nvjpeg::Api* nv = nvjpeg::load(why);
   if (!nv) {
+    if (early_thread.joinable()) early_thread.join();
     std::fprintf(stderr, "no nvJPEG: %s\n", why.c_str());
     return 77;
   }
@@ -238,9 +306,15 @@ int main(int argc, char** argv) {
     decoder = decoder_part(*nv);
     encoder = encoder_part(*nv);
   }
+  if (mode == "early") {
+    std::printf("handle made early: ready %.0f ms after the start; all started %.0f ms after\n",
+                early_ready_ms, ms_since(start));
+  }
   std::printf(
-      "%s, %s: context %.0f ms, library loaded %.0f ms, nvJPEG started %.0f ms\n  %s\n  %s\n",
+      "%s, %s, decoder %s flags %#x: context %.0f ms, library loaded %.0f ms, nvJPEG started "
+      "%.0f ms\n  %s\n  %s\n",
       gpu.info.name.c_str(), parallel ? "parts in parallel" : ("parts in series, " + mode).c_str(),
-      context_ms, load_ms, ms_since(t), decoder.c_str(), encoder.c_str());
+      decoder_choice.name, decoder_choice.flags, context_ms, load_ms, ms_since(t), decoder.c_str(),
+      encoder.c_str());
   return 0;
 }
