@@ -13,6 +13,7 @@
 // --only runs the rows whose name holds TEXT; --source (an experiment) compiles FILE in place of
 // each row's generated source, e.g. an edited --dump-source of the row's filter: its row then
 // says whether the edit still gives the CPU's bytes, and how fast it runs.
+// The file's GB_BLOCK_THREADS, GB_TILE_W and GB_TILE_H (where it defines them) set its launch.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -129,6 +130,13 @@ struct Config {
   std::string source;  // experiment: a file compiled in place of each row's generated source
 };
 
+// The integer a source's `#define NAME N` line gives, or `otherwise` where it has none.
+int defined_or(const std::string& source, const std::string& name, int otherwise) {
+  const std::string line = "#define " + name + " ";
+  const std::size_t at = source.find(line);
+  return at == std::string::npos ? otherwise : std::stoi(source.substr(at + line.size()));
+}
+
 struct Size {
   std::string name;
   int width, height;
@@ -154,6 +162,11 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
     std::ostringstream text;
     text << file.rdbuf();
     kernel.source = text.str();
+    // An edit may change the block's shape: its launch follows the file's own defines.
+    kernel.schedule.block_threads =
+        defined_or(kernel.source, "GB_BLOCK_THREADS", kernel.schedule.block_threads);
+    kernel.schedule.tile_w = defined_or(kernel.source, "GB_TILE_W", kernel.schedule.tile_w);
+    kernel.schedule.tile_h = defined_or(kernel.source, "GB_TILE_H", kernel.schedule.tile_h);
   }
   const CompiledKernel compiled =
       compile_kernel(kernel, plan_compile(gpu.arch, Target::kCubin, nvrtc_version()));
