@@ -208,9 +208,10 @@ void define_batch_options(CLI::App& app, Request& r, Given& g) {
   app.add_option(
       "--devices", g.devices,
       "GPUs to use: all, or ordinals like 0,2 (an ordinal twice: two workers on it). Default: "
-      "every GPU, but a batch of JPEGs that nvJPEG decodes runs on one GPU more for every 8 "
-      "gigapixels, and another batch in one process on one GPU (the first that other "
-      "processes may share; split over processes, one each)");
+      "every GPU, but a batch of JPEGs that nvJPEG decodes runs on one GPU, two from 8 "
+      "gigapixels, three from 24, four from 48 (k from (k - 1) k / 2 times 8), and another "
+      "batch in one process on one GPU (the first that other processes may share; split over "
+      "processes, one each)");
   app.add_option("--processes", r.processes,
                  "Split a batch over this many processes, each with a share of the files and "
                  "cores and the GPUs of --devices in turn (default: one per GPU where "

@@ -46,9 +46,9 @@ std::string gigapixels(double pixels) {
 }  // namespace
 
 std::size_t gpus_for_jpeg(double pixels, std::size_t gpus) {
-  const double more = std::floor(std::max(pixels, 0.0) / kGpuJpegPixelsPerGpu);
-  return std::max<std::size_t>(1,
-                               std::min(gpus, static_cast<std::size_t>(std::min(more, 1e6)) + 1));
+  std::size_t k = 1;
+  while (k < gpus && pixels >= kGpuJpegPixelsPerGpu * static_cast<double>(k * (k + 1) / 2)) ++k;
+  return k;
 }
 
 BatchCodec codec_for_batch(JpegCodec asked, const std::vector<Job>& jobs,

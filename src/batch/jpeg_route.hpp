@@ -31,14 +31,17 @@ constexpr bool starts_gpu_jpeg(JpegCodec codec, std::size_t files) {
 /// 200 4K files, both about 1.6 gigapixels (bench/RESULTS.md).
 constexpr double kGpuJpegMinPixels = 1.6e9;
 
-/// The batch's JPEG pixels for each GPU that nvJPEG starts on. GPUs that start at once slow each
-/// other's start (their contexts and nvJPEG's handles), which a GPU pays back only on a batch that
-/// keeps it busy long enough: on two H100s a second GPU broke even at about this many
+/// The batch's JPEG pixels from which nvJPEG starts on a second GPU. GPUs that start at once slow
+/// each other's start (their contexts and nvJPEG's handles), which a GPU pays back only on a batch
+/// that keeps it busy long enough: on two H100s a second GPU broke even at about this many
 /// (bench/RESULTS.md, 2026-11-27).
 constexpr double kGpuJpegPixelsPerGpu = 8e9;
 
 /// How many of `gpus` GPUs (at least one) a batch of about `pixels` JPEG pixels starts nvJPEG on:
-/// a second from kGpuJpegPixelsPerGpu, a third from twice that, and so on.
+/// k of them from (k - 1) k / 2 times kGpuJpegPixelsPerGpu (a second from 8 gigapixels, a third
+/// from 24, a fourth from 48). The more GPUs start at once, the later each is ready, so each GPU
+/// more must be kept busy longer than the one before it (on four H100s the fourth did not pay at
+/// 20,000 1080p files, nor the third at 10,000: bench/RESULTS.md, run 69).
 std::size_t gpus_for_jpeg(double pixels, std::size_t gpus);
 
 /// What --codec asks of a batch, and, where auto chose for a batch, why (for -v).

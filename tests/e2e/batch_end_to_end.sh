@@ -112,8 +112,8 @@ EOF
 # By default a batch nvJPEG may decode on two or more GPUs runs in a process per GPU (the GPUs
 # counted from CUDA_VISIBLE_DEVICES, without a driver here: the children find no GPU); one GPU, or
 # --processes 1 keep one process; a batch for the CPU's codec runs in a process per 16 threads.
-# A batch of JPEGs runs on one GPU more for every 8 gigapixels, unless --devices names them: these
-# few small JPEGs on one of two GPUs, in one process.
+# A batch of JPEGs runs on k GPUs from (k - 1) k / 2 x 8 gigapixels, unless --devices names them:
+# these few small JPEGs on one of two GPUs, in one process.
 lanes_line() {
   CUDA_VISIBLE_DEVICES=$1 "$bin" "$work/in/b" -o "$work/lanes_$1" --sigma 1.5 -v "${@:2}" 2>&1 |
     grep -c "the batch in 2 processes"
