@@ -304,11 +304,12 @@ Request with_jpeg_gpus(const Request& r, const BatchCodec& codec, std::size_t jo
   for (std::size_t i = 0; i < used; ++i) fewer.devices.push_back(static_cast<int>(i));
   char pixels[32];
   std::snprintf(pixels, sizeof pixels, "%.2f", codec.pixels / 1e9);
-  reporter.say(
-      "nvJPEG on " + std::to_string(used) + " of the " + std::to_string(visible) +
-          " GPUs, for about " + pixels + " gigapixels of JPEG (k GPUs from (k - 1) k / 2 x " +
-          std::to_string(static_cast<int>(kGpuJpegPixelsPerGpu / 1e9)) + "; --devices to choose)",
-      false, true);
+  reporter.say("nvJPEG on " + std::to_string(used) + " of the " + std::to_string(visible) +
+                   " GPUs, for about " + pixels +
+                   " gigapixels of JPEG (k GPUs from (k - 1) k / 2 x " +
+                   std::to_string(static_cast<int>(kGpuJpegSecondGpuPixels / 1e9)) +
+                   "; --devices to choose)",
+               false, true);
   return fewer;
 }
 

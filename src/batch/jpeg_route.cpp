@@ -47,7 +47,7 @@ std::string gigapixels(double pixels) {
 
 std::size_t gpus_for_jpeg(double pixels, std::size_t gpus) {
   std::size_t k = 1;
-  while (k < gpus && pixels >= kGpuJpegPixelsPerGpu * static_cast<double>(k * (k + 1) / 2)) ++k;
+  while (k < gpus && pixels >= kGpuJpegSecondGpuPixels * static_cast<double>(k * (k + 1) / 2)) ++k;
   return k;
 }
 

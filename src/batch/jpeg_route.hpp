@@ -35,10 +35,10 @@ constexpr double kGpuJpegMinPixels = 1.6e9;
 /// each other's start (their contexts and nvJPEG's handles), which a GPU pays back only on a batch
 /// that keeps it busy long enough: on two H100s a second GPU broke even at about this many
 /// (bench/RESULTS.md, 2026-11-27).
-constexpr double kGpuJpegPixelsPerGpu = 8e9;
+constexpr double kGpuJpegSecondGpuPixels = 8e9;
 
 /// How many of `gpus` GPUs (at least one) a batch of about `pixels` JPEG pixels starts nvJPEG on:
-/// k of them from (k - 1) k / 2 times kGpuJpegPixelsPerGpu (a second from 8 gigapixels, a third
+/// k of them from (k - 1) k / 2 times kGpuJpegSecondGpuPixels (a second from 8 gigapixels, a third
 /// from 24, a fourth from 48). The more GPUs start at once, the later each is ready, so each GPU
 /// more must be kept busy longer than the one before it (on four H100s the fourth did not pay at
 /// 20,000 1080p files, nor the third at 10,000: bench/RESULTS.md, run 69).

@@ -75,17 +75,17 @@ TEST_CASE("a batch starts nvJPEG on k GPUs from (k - 1) k / 2 times 8 gigapixels
   CHECK(gpus_for_jpeg(0, 8) == 1);
   CHECK(gpus_for_jpeg(-1, 8) == 1);
   CHECK(gpus_for_jpeg(4.1e9, 2) == 1);  // 2,000 1080p files: one GPU
-  CHECK(gpus_for_jpeg(kGpuJpegPixelsPerGpu - 1, 2) == 1);
-  CHECK(gpus_for_jpeg(kGpuJpegPixelsPerGpu, 2) == 2);
+  CHECK(gpus_for_jpeg(kGpuJpegSecondGpuPixels - 1, 2) == 1);
+  CHECK(gpus_for_jpeg(kGpuJpegSecondGpuPixels, 2) == 2);
   CHECK(gpus_for_jpeg(20.7e9, 2) == 2);  // 10,000 1080p files: both of two
   CHECK(gpus_for_jpeg(20.7e9, 4) == 2);  // and two of four
-  CHECK(gpus_for_jpeg(3 * kGpuJpegPixelsPerGpu - 1, 4) == 2);
-  CHECK(gpus_for_jpeg(3 * kGpuJpegPixelsPerGpu, 4) == 3);
+  CHECK(gpus_for_jpeg(3 * kGpuJpegSecondGpuPixels - 1, 4) == 2);
+  CHECK(gpus_for_jpeg(3 * kGpuJpegSecondGpuPixels, 4) == 3);
   CHECK(gpus_for_jpeg(41.5e9, 4) == 3);  // 20,000 1080p files: three of four
-  CHECK(gpus_for_jpeg(6 * kGpuJpegPixelsPerGpu - 1, 4) == 3);
-  CHECK(gpus_for_jpeg(6 * kGpuJpegPixelsPerGpu, 4) == 4);
-  CHECK(gpus_for_jpeg(6 * kGpuJpegPixelsPerGpu, 3) == 3);  // never more than there are
-  CHECK(gpus_for_jpeg(28 * kGpuJpegPixelsPerGpu - 1, 8) == 7);
+  CHECK(gpus_for_jpeg(6 * kGpuJpegSecondGpuPixels - 1, 4) == 3);
+  CHECK(gpus_for_jpeg(6 * kGpuJpegSecondGpuPixels, 4) == 4);
+  CHECK(gpus_for_jpeg(6 * kGpuJpegSecondGpuPixels, 3) == 3);  // never more than there are
+  CHECK(gpus_for_jpeg(28 * kGpuJpegSecondGpuPixels - 1, 8) == 7);
   CHECK(gpus_for_jpeg(1e15, 8) == 8);
   CHECK(gpus_for_jpeg(1e300, 64) == 64);
   CHECK(gpus_for_jpeg(5e9, 0) == 1);
