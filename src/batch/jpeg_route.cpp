@@ -47,7 +47,12 @@ std::string gigapixels(double pixels) {
 
 std::size_t gpus_for_jpeg(double pixels, std::size_t gpus) {
   std::size_t k = 1;
-  while (k < gpus && pixels >= kGpuJpegSecondGpuPixels * static_cast<double>(k * (k + 1) / 2)) ++k;
+  // The (k + 1)th GPU from k (k + 1) / 2 steps.
+  while (k < gpus) {
+    const double n = static_cast<double>(k);
+    if (pixels < kGpuJpegSecondGpuPixels * n * (n + 1) / 2) break;
+    ++k;
+  }
   return k;
 }
 
