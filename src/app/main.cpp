@@ -10,6 +10,7 @@
 #include "app/run.hpp"
 #include "base/detached_exit.hpp"
 #include "base/errors.hpp"
+#include "base/malloc_arenas.hpp"
 #include "codecs/image_decode.hpp"
 #include "gpu/gpu_blur.hpp"
 
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
   // tearing it down at exit slower; where one is all the run can use, it asks for one. A value
   // the user set is kept. Set here, before any thread starts and before cuInit reads it.
   if (one_work_queue_suffices(request)) ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "1", 0);
+  // Before any thread starts, as glibc's arenas are made by the threads' first allocations.
+  share_malloc_arenas();
   // Split before any thread starts (the pipeline starts the GPU on one).
   std::optional<DetachedExit> worker;
   if (may_open_gpu(request) && !request.no_detach) worker = DetachedExit::split();
