@@ -12,22 +12,10 @@ The command's own exit code is this script's.
 """
 import argparse, os, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from batch_processes import descendants, pss_bytes  # noqa: E402
+
 FIELDS = ("VmRSS", "RssAnon", "RssFile", "RssShmem", "VmLck", "VmPin", "Threads")
-
-
-def descendants(pid):
-    """pid and every process below it (from /proc/PID/task/*/children)."""
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        found.append(p)
-        try:
-            for task in os.listdir("/proc/%d/task" % p):
-                with open("/proc/%d/task/%s/children" % (p, task)) as f:
-                    todo.extend(int(c) for c in f.read().split())
-        except OSError:
-            pass
-    return found
 
 
 def status(pid):
@@ -44,18 +32,6 @@ def status(pid):
     return values
 
 
-def pss(pid):
-    """The proportional set size of one process, kB (0 once it is gone)."""
-    try:
-        with open("/proc/%d/smaps_rollup" % pid) as f:
-            for line in f:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--every", type=float, default=20, help="ms between samples")
@@ -68,12 +44,12 @@ def main():
     samples = []  # (seconds, the largest process's FIELDS, PSS summed over all, processes)
     while child.poll() is None:
         largest, together, count = dict.fromkeys(FIELDS, 0), 0, 0
-        for pid in descendants(child.pid):
+        for pid in [child.pid] + descendants(child.pid, set()):
             s = status(pid)
             if not s:
                 continue
             count += 1
-            together += pss(pid)
+            together += pss_bytes(pid) // 1024
             if s.get("VmRSS", 0) > largest["VmRSS"]:
                 largest = dict(largest, **s)
         samples.append((time.monotonic() - start, largest, together, count))
