@@ -1,11 +1,11 @@
 // malloc_arenas.hpp — how many heaps glibc's malloc keeps for a process's threads.
 //
-// glibc gives each thread that meets a busy heap a heap (an "arena") of its own, up to eight a
-// core, and keeps what is freed in each for that heap's next allocations. A batch's threads (a
-// working one a core, a waiting one an image on its way through a GPU: some 200 on a 64-core host)
-// each allocate and free image-sized buffers, and every arena came to keep its own: the process's
-// memory grew through the batch to twice what its images held (bench/RESULTS.md, issue 37's goal
-// 5). A few arenas shared by every thread reuse each other's freed buffers instead.
+// glibc gives each new thread a heap (an "arena") of its own, up to eight a core, and keeps what
+// is freed in each for that heap's next allocations. A batch's threads (a working one a core, a
+// waiting one an image on its way through a GPU: some 200 on a 64-core host) each allocate and
+// free image-sized buffers, and every arena came to keep its own: the process's memory grew
+// through the batch far past what its images held (bench/RESULTS.md, issue 37's goal 5). A few
+// arenas shared by every thread reuse each other's freed buffers instead.
 #pragma once
 
 namespace gpublur {
