@@ -8,8 +8,10 @@
 // fewer).
 //
 //   gpublur_filter_bench [--sizes 4k,8k] [--channels 1,3,4] [--iters 30] [--only TEXT]
-//                        [--source FILE]
+//                        [--kernel NAME] [--source FILE]
 //
+// --kernel runs each row on that kernel (as the command line's --kernel) where it can, and skips
+// the rows it cannot run: two kernels side by side in one run, e.g. dp4a and dense.
 // --only runs the rows whose name holds TEXT; --source (an experiment) compiles FILE in place of
 // each row's generated source, e.g. an edited --dump-source of the row's filter: its row then
 // says whether the edit still gives the CPU's bytes, and how fast it runs.
@@ -27,6 +29,7 @@
 #include "bench_gpu.hpp"
 #include "bench_timing.hpp"
 #include "codegen/codegen.hpp"
+#include "codegen/kernel_schedule.hpp"
 #include "cpu/cpu_blur.hpp"
 #include "gpu/blur_launch.hpp"
 #include "gpu/cuda_driver.hpp"
@@ -126,7 +129,8 @@ struct Config {
   std::vector<std::string> sizes{"4k", "8k"};
   std::vector<int> channels{3};
   int iters = 30;
-  std::string only;    // rows whose name holds this
+  std::string only;  // rows whose name holds this
+  KernelVariant kernel = KernelVariant::kAuto;
   std::string source;  // experiment: a file compiled in place of each row's generated source
 };
 
@@ -154,8 +158,9 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
                double copy_ms, const Config& config) {
   const int iters = config.iters;
   const FilterSpec spec = make_blur_spec(parameters_of(f), channels);
+  if (!find_schedule(spec, config.kernel, SampleFormat::k8, gpu.arch.number())) return;
   GeneratedKernel kernel =
-      generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, gpu.arch.number());
+      generate_kernel(spec, config.kernel, SampleFormat::k8, gpu.arch.number());
   if (!config.source.empty()) {
     std::ifstream file(config.source, std::ios::binary);
     if (!file) throw std::runtime_error("cannot read " + config.source);
@@ -258,9 +263,17 @@ int main(int argc, char** argv) {
   app.add_option("--channels", config.channels, "1, 3, 4")->delimiter(',');
   app.add_option("--iters", config.iters, "timed launches per row");
   app.add_option("--only", config.only, "the rows whose filter's name holds this text");
+  std::string kernel = "auto";
+  app.add_option("--kernel", kernel, "run each row on this kernel where it can (else skip it)");
   app.add_option("--source", config.source,
                  "experiment: compile this file in place of each row's generated source");
   CLI11_PARSE(app, argc, argv);
+  const auto variant = gpublur::kVariantNames.parse(kernel);
+  if (!variant) {
+    std::fprintf(stderr, "gpublur_filter_bench: --kernel: no kernel named %s\n", kernel.c_str());
+    return 2;
+  }
+  config.kernel = *variant;
   try {
     return gpublur::bench::run(config);
   } catch (const std::exception& e) {
