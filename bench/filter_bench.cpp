@@ -11,7 +11,7 @@
 //                        [--kernel NAME] [--source FILE]
 //
 // --kernel runs each row on that kernel (as the command line's --kernel) where it can, and skips
-// the rows it cannot run: two kernels side by side in one run, e.g. dp4a and dense.
+// the rows it cannot run: two kernels side by side in one run, e.g. dp4a and dense-mma.
 // --only runs the rows whose name holds TEXT; --source (an experiment) compiles FILE in place of
 // each row's generated source, e.g. an edited --dump-source of the row's filter: its row then
 // says whether the edit still gives the CPU's bytes, and how fast it runs.

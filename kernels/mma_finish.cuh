@@ -136,8 +136,7 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
     const unsigned char v = static_cast<unsigned char>(in >> (8 * k));
     o[k] = kKeepAlpha && ((alpha >> k) & 1u) ? v : finish_sample(b[k], v);
   }
-  // The four bytes into a word by byte permutes, as the Gaussian's: three for the word.
-  return __byte_perm(__byte_perm(o[0], o[1], 0x0040), __byte_perm(o[2], o[3], 0x0040), 0x5410);
+  return pack_bytes(o[0], o[1], o[2], o[3]);  // three byte permutes for the word
 #endif
 }
 

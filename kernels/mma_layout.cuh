@@ -10,6 +10,9 @@
 #ifndef GB_MMA_GEOMETRY_INCLUDED
 #include "mma_geometry.cuh"
 #endif
+#ifndef GB_MMA_LANES_INCLUDED
+#include "mma_lanes.cuh"
+#endif
 
 #ifndef GB_TILE_W
 #define GB_TILE_W 480
@@ -171,11 +174,6 @@ __host__ __device__ constexpr int stage_offset(int r, int h) {
   return 128 * (r >> 2) + 32 * (((r >> 2) & 1) ? ((r & 3) + 2) & 3 : r & 3) +
          16 * (h ^ ((r >> 3) & 1));
 }
-
-struct Lane {
-  int g;  // lane / 4: the fragment row (A, C) or column (B)
-  int t;  // lane % 4: which 4 k's (A, B) or 2 columns (C)
-};
 
 }  // namespace gb
 

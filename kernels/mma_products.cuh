@@ -210,31 +210,6 @@ __device__ __forceinline__ NarrowTaps narrow_taps(Lane l) {
   return taps;
 }
 
-// Lane t of each quad holds w[j] for j = 0..3; afterwards it holds lane j's w[t]. Step b swaps
-// bit b of (lane, index) wherever the two differ: the lane sends its two such words and takes
-// its partner's in their place.
-__device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
-  const bool t0 = (t & 1) != 0, t1 = (t & 2) != 0;
-#pragma unroll
-  for (int k = 0; k < 2; ++k) {  // bit 0: indices 2k + 1 - t0
-    const unsigned got = __shfl_xor_sync(0xffffffffu, t0 ? w[2 * k] : w[2 * k + 1], 1);
-    if (t0) {
-      w[2 * k] = got;
-    } else {
-      w[2 * k + 1] = got;
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < 2; ++k) {  // bit 1: indices k + 2 (1 - t1)
-    const unsigned got = __shfl_xor_sync(0xffffffffu, t1 ? w[k] : w[k + 2], 2);
-    if (t1) {
-      w[k] = got;
-    } else {
-      w[k + 2] = got;
-    }
-  }
-}
-
 // The output byte of b = 2^16 hh + 2^8 mid + ll (the rounding already in; mod 2^32, exact) for
 // the four results of an N-tile: bytes of row g (outputs 2t, 2t + 1), then of row g + 8.
 // `in`: the N-tile's input bytes in that order, `alpha`: which of them are alpha kept (unsharp).
@@ -358,12 +333,8 @@ __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const
   unsigned in_words[4] = {0u, 0u, 0u, 0u};
   narrow_inputs(in, l, in_words);
   narrow_tiles<kSlot, kEarlyTiles, 4>(load_lane, taps, w, in_words, narrow_alpha(l));
-  quad_transpose(w, l.t);  // w[t'] now: N-tile t, outputs 8t + 2t', + 1
   unsigned result[2][2];
-  result[0][0] = __byte_perm(w[0], w[1], 0x5410);
-  result[0][1] = __byte_perm(w[2], w[3], 0x5410);
-  result[1][0] = __byte_perm(w[0], w[1], 0x7632);
-  result[1][1] = __byte_perm(w[2], w[3], 0x7632);
+  unit_rows(w, l.t, result);
   store_outputs<kInside>(result, l, target, unit);
 }
 

@@ -56,12 +56,16 @@ __device__ __forceinline__ void mma_k16_first(unsigned (&d)[4], unsigned a0, uns
 }
 #undef GB_MMA_CASES
 
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
-  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(p));
+// Four 8 x 8 matrices of 16-bit elements: lane (g, t) gets, of each, the element pair 2t, 2t + 1
+// of row g. `address` is a shared address (lane 8m + j: row j of matrix m, 16-byte aligned).
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(address)
                : "memory");
+}
+__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
+  ldmatrix_x4(r, static_cast<unsigned>(__cvta_generic_to_shared(p)));
 }
 
 // Four 8 x 8 matrices of 16-bit elements, transposed: lane (g, t) gets, of each, the element
@@ -82,6 +86,11 @@ __device__ __forceinline__ unsigned shared_address(const void* p) {
 }
 __device__ __forceinline__ void sts32(unsigned address, unsigned v) {
   asm volatile("st.shared.u32 [%0], %1;" ::"r"(address), "r"(v) : "memory");
+}
+__device__ __forceinline__ unsigned lds32(unsigned address) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(address) : "memory");
+  return v;
 }
 __device__ __forceinline__ uint2 lds64(unsigned address) {
   uint2 v;

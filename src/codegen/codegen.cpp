@@ -73,7 +73,8 @@ std::string prelude(const FilterSpec& spec, const KernelSchedule& s, const std::
     p += define("GB_TAPS_X", prelude_text::initializer(s.mma->matrix->row));
     p += define("GB_TAPS_Y", prelude_text::initializer(s.mma->matrix->column));
   } else if (s.variant != KernelVariant::kGeneral && s.variant != KernelVariant::kDense &&
-             s.variant != KernelVariant::kDp4a && s.variant != KernelVariant::kSeparable) {
+             s.variant != KernelVariant::kDp4a && s.variant != KernelVariant::kDenseMma &&
+             s.variant != KernelVariant::kSeparable) {
     p += define("GB_TAPS_X", taps_initializer(spec.x));
     p += define("GB_TAPS_Y", taps_initializer(spec.y));
   }
@@ -122,6 +123,13 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
                                  {"dp4a_geometry.cuh", kDp4aGeometryCuh},
                                  {"matrix_dp4a.cu", kMatrixDp4aCu}});
       break;
+    case KernelVariant::kDenseMma:
+      files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
+                                 {"mma_ptx.cuh", kMmaPtxCuh},
+                                 {"mma_lanes.cuh", kMmaLanesCuh},
+                                 {"matrix_mma_geometry.cuh", kMatrixMmaGeometryCuh},
+                                 {"matrix_mma.cu", kMatrixMmaCu}});
+      break;
     case KernelVariant::kSeparable:
       files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
                                  {"tile_rows.cuh", kTileRowsCuh},
@@ -139,6 +147,7 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
         files.push_back({"arithmetic.cuh", kArithmeticCuh});
       }
       files.insert(files.end(), {{"mma_geometry.cuh", kMmaGeometryCuh},
+                                 {"mma_lanes.cuh", kMmaLanesCuh},
                                  {"mma_layout.cuh", kMmaLayoutCuh},
                                  {"mma_ptx.cuh", kMmaPtxCuh},
                                  {"mma_taps.cuh", kMmaTapsCuh},
@@ -188,7 +197,8 @@ GeneratedKernel generate_kernel(const FilterSpec& spec, KernelVariant requested,
     k.entry = "gb_vertical_kernel";
     k.horizontal_entry = "gb_horizontal_kernel";
   }
-  if (variant == KernelVariant::kDense || variant == KernelVariant::kDp4a) {
+  if (variant == KernelVariant::kDense || variant == KernelVariant::kDp4a ||
+      variant == KernelVariant::kDenseMma) {
     k.source += dense_defines(spec, format).defines;
     k.entry = "gb_matrix_kernel";
   }

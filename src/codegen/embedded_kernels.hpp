@@ -30,5 +30,8 @@ extern const std::string_view kPlanesCu;        // kernels/planes.cu
 extern const std::string_view kBytePlanesCuh;   // kernels/byte_planes.cuh
 extern const std::string_view kDp4aGeometryCuh; // kernels/dp4a_geometry.cuh
 extern const std::string_view kMatrixDp4aCu;    // kernels/matrix_dp4a.cu
+extern const std::string_view kMmaLanesCuh;     // kernels/mma_lanes.cuh
+extern const std::string_view kMatrixMmaGeometryCuh;  // kernels/matrix_mma_geometry.cuh
+extern const std::string_view kMatrixMmaCu;           // kernels/matrix_mma.cu
 
 }  // namespace gpublur

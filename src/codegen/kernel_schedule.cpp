@@ -7,6 +7,7 @@
 
 #include "base/errors.hpp"
 #include "dp4a_geometry.cuh"
+#include "matrix_mma_geometry.cuh"
 #include "tile_rows.cuh"
 
 namespace gpublur {
@@ -251,6 +252,28 @@ std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat
   return s;
 }
 
+// kDenseMma's, where it takes the matrix: dp4a's matrices (8-bit images, byte weights) on sm_80
+// and later whose reach across, radius x channels bytes, fits one k32 window with an N-tile's 8
+// outputs (12 bytes) and whose rows' B fragments stay in registers (9 rows); a block of four
+// warps' tiles, 16 rows x 512 bytes (gb_matrix_mma), their input with the reach in static shared
+// memory.
+static_assert(gb_matrix_mma::shared_bytes(gb_matrix_mma::kMaxRadiusY) <= kSharedLimit,
+              "dense-mma's tile fits static shared memory");
+std::optional<KernelSchedule> dense_mma_schedule(const FilterSpec& spec, SampleFormat format,
+                                                 int arch) {
+  if (arch != 0 && arch < 80) return std::nullopt;
+  if (!gb_matrix_mma::takes(spec.channels, spec.matrix.radius_x(), spec.matrix.radius_y())) {
+    return std::nullopt;
+  }
+  auto s = dp4a_schedule(spec, format, arch);
+  if (!s) return std::nullopt;
+  s->variant = KernelVariant::kDenseMma;
+  s->block_threads = 32 * gb_matrix_mma::kWarps;
+  s->tile_w = gb_matrix_mma::kTileBytes;  // bytes, not pixels
+  s->tile_h = gb_matrix_mma::kTileRows;
+  return s;
+}
+
 // kSeparable's: 256 threads, 32 across, on a tile of 32 x 32 pixels where the tile's load with
 // the filter's reach and its intermediate (the policy's Mid: 4 bytes for 8-bit samples, else 8)
 // fit the 48 KiB of static shared memory, else 32 x 16 or 32 x 8; nullopt where none fits.
@@ -302,13 +325,23 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
                                             SampleFormat format, int arch, ChannelLayout layout) {
   const bool automatic = requested == KernelVariant::kAuto;
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
+    // Auto takes the tensor cores where they were measured faster than dp4a, or as fast: gray and
+    // RGB; on RGBA dp4a was as fast or faster (bench/RESULTS.md, run 85), and two channels were
+    // not measured.
+    const bool tensor_first = spec.channels == 1 || spec.channels == 3;
+    if ((automatic && tensor_first) || requested == KernelVariant::kDenseMma) {
+      if (auto tensor = dense_mma_schedule(spec, format, arch)) return tensor;
+    }
     if (automatic || requested == KernelVariant::kDp4a) {
       if (auto bytes = dp4a_schedule(spec, format, arch)) return bytes;
     }
     if (!automatic && requested != KernelVariant::kDense) return std::nullopt;
     return dense_schedule(spec, format);
   }
-  if (requested == KernelVariant::kDense || requested == KernelVariant::kDp4a) return std::nullopt;
+  if (requested == KernelVariant::kDense || requested == KernelVariant::kDp4a ||
+      requested == KernelVariant::kDenseMma) {
+    return std::nullopt;
+  }
   // The 8-bit unsharp mask is the Gaussian's sums with another finish: the tensor-core kernel's
   // (interleaved: its finish needs each output's input byte in place). So is an 8-bit matrix of
   // rank one whose numbers fit its 16-bit operands.
@@ -344,6 +377,7 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
       return row_schedule(requested);
     case KernelVariant::kDense:
     case KernelVariant::kDp4a:
+    case KernelVariant::kDenseMma:
     case KernelVariant::kSeparable:
       return std::nullopt;
     case KernelVariant::kWide:
@@ -372,6 +406,17 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
         std::to_string(2 * gb_dp4a::kMaxRadius + 1) + ", on sm_61 and later; " +
         (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)
              ? "this one takes --kernel dense (or auto)"
+             : "this filter takes the others (--kernel auto)"));
+  }
+  if (requested == KernelVariant::kDenseMma) {
+    throw UsageError(
+        "--kernel dense-mma runs dp4a's matrices (not of rank one, 8-bit images, every weight "
+        "from -128 to 127) on sm_80 and later, at most " +
+        std::to_string(2 * gb_matrix_mma::kMaxRadiusY + 1) +
+        " rows, its radius across times the channels at most " +
+        std::to_string(gb_matrix_mma::kMaxReach) + "; " +
+        (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)
+             ? "this one takes --kernel dp4a or dense (or auto)"
              : "this filter takes the others (--kernel auto)"));
   }
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {

@@ -28,9 +28,11 @@ enum class KernelVariant {
   kDense,    // kernels/matrix_dense.cu: a convolution matrix not of rank one, one 2-D pass
   kSeparable,  // kernels/separable_tile.cu: kGeneral's passes in one launch, through shared memory
   kDp4a,  // kernels/matrix_dp4a.cu: kDense for byte weights on 8-bit images, four products at once
+  kDenseMma,  // kernels/matrix_mma.cu: kDp4a's matrices on the tensor cores (sm_80+), a reach of
+              // at most 12 bytes across (radius x channels) and 9 rows
 };
 
-inline constexpr NameTable<KernelVariant, 9> kVariantNames{{{
+inline constexpr NameTable<KernelVariant, 10> kVariantNames{{{
     {KernelVariant::kAuto, "auto", "the fastest that applies"},
     {KernelVariant::kMma, "mma",
      "tensor cores, sm_80 and later; the Gaussian, and of 8-bit images the unsharp mask and "
@@ -49,6 +51,10 @@ inline constexpr NameTable<KernelVariant, 9> kVariantNames{{{
     {KernelVariant::kDp4a, "dp4a",
      "dense's pass four weights at a time (sm_61 and later); a matrix not of rank one on 8-bit "
      "images whose weights are bytes (-128 to 127), up to 15x15"},
+    {KernelVariant::kDenseMma, "dense-mma",
+     "dense's pass on the tensor cores, a product a matrix row (sm_80 and later); dp4a's "
+     "matrices of up to 9 rows whose radius across times the channels is at most 12 (9x9 "
+     "on RGB, 7x7 on RGBA)"},
 }}};
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }
@@ -117,11 +123,13 @@ struct KernelSchedule {
 
 /// The schedule `requested` runs `spec` with on compute capability `arch` (e.g. 90; 0: not
 /// known, taken as a current GPU), or nullopt where that variant cannot run it. kAuto: the fastest
-/// variant that can (never nullopt). The Gaussian may take any variant but kDense, kDp4a and
-/// kSeparable; the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma where it applies
-/// (interleaved), else kSeparable where its tile fits shared memory, else kGeneral; a matrix not
-/// of rank one takes kDp4a where it applies, else kDense. `layout` applies to the tensor-core
-/// kernel of more than one channel (kAuto: the faster for the spec).
+/// variant that can (never nullopt). The Gaussian may take any variant but kDense, kDp4a,
+/// kDenseMma and kSeparable; the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma
+/// where it applies (interleaved), else kSeparable where its tile fits shared memory, else
+/// kGeneral; a matrix not of rank one takes kDenseMma where it applies to gray or RGB, else
+/// kDp4a, else kDense.
+/// `layout` applies to the tensor-core kernel of more than one channel (kAuto: the faster for
+/// the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
                                             SampleFormat format = SampleFormat::k8, int arch = 0,
                                             ChannelLayout layout = ChannelLayout::kAuto);

@@ -122,6 +122,12 @@ LaunchDims launch_dims(const GeneratedKernel& kernel, int width, int height, int
             static_cast<unsigned>(height), static_cast<unsigned>(layers),
             static_cast<unsigned>(s.block_threads)};
   }
+  if (s.variant == KernelVariant::kDenseMma) {  // a tile of rows of bytes per block
+    const long long row_bytes = static_cast<long long>(width) * kernel.channels;
+    return {static_cast<unsigned>((row_bytes + s.tile_w - 1) / s.tile_w),
+            static_cast<unsigned>((height + s.tile_h - 1) / s.tile_h),
+            static_cast<unsigned>(layers), static_cast<unsigned>(s.block_threads)};
+  }
   if (s.variant == KernelVariant::kDense || s.variant == KernelVariant::kDp4a ||
       s.variant == KernelVariant::kSeparable) {
     // a tile of pixels per block

@@ -89,8 +89,12 @@ TEST_CASE("generated source matches the golden files", "[codegen]") {
   check_golden("dense_matrix_3x3_c4_reflect101.cu",
                generate_kernel(edge_matrix_spec(4, Border::kReflect101), KernelVariant::kDense)
                    .source);
-  check_golden("dp4a_matrix_3x3_c4_reflect101.cu",
-               generate_kernel(edge_matrix_spec(4, Border::kReflect101)).source);
+  check_golden(
+      "dp4a_matrix_3x3_c4_reflect101.cu",
+      generate_kernel(edge_matrix_spec(4, Border::kReflect101), KernelVariant::kDp4a).source);
+  check_golden(
+      "dense-mma_matrix_3x3_c4_reflect101.cu",
+      generate_kernel(edge_matrix_spec(4, Border::kReflect101), KernelVariant::kDenseMma).source);
   check_golden("general_unsharp_7x7_c3_16bit_clamp.cu",
                generate_kernel(unsharp_spec(3), KernelVariant::kGeneral, SampleFormat::k16).source);
   check_golden("separable_unsharp_7x7_c3_clamp.cu",
@@ -157,27 +161,38 @@ TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchang
   CHECK(blur_scratch_bytes(k, 100, 100) == 0);
 }
 
-TEST_CASE("a dense 8-bit matrix of byte weights takes dp4a, others the dense kernel", "[codegen]") {
+TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, others dense",
+          "[codegen]") {
   const auto variant = [](const std::string& text, SampleFormat format = SampleFormat::k8,
                           int arch = 90) {
     return choose_schedule(matrix_spec(text, 3), KernelVariant::kAuto, format, arch).variant;
   };
   const KernelSchedule edges = choose_schedule(edge_matrix_spec(3, Border::kClamp));
-  CHECK(edges.variant == KernelVariant::kDp4a);
-  CHECK(edges.tile_w == 128);
-  CHECK(edges.tile_h == 32);
+  CHECK(edges.variant == KernelVariant::kDenseMma);
+  CHECK(edges.tile_w == 512);  // bytes
+  CHECK(edges.tile_h == 16);   // a tile of 16 rows a warp
+  CHECK(edges.block_threads == 128);
+  const KernelSchedule bytes =
+      choose_schedule(edge_matrix_spec(3, Border::kClamp), KernelVariant::kDp4a);
+  CHECK(bytes.variant == KernelVariant::kDp4a);
+  CHECK(bytes.tile_w == 128);  // pixels
+  CHECK(bytes.tile_h == 32);
   // Weights as the 8-bit arithmetic scales them: signed bytes, -128 to 127.
-  CHECK(variant("127 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDp4a);
+  CHECK(variant("127 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDenseMma);
   CHECK(variant("128 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDense);
   CHECK(variant("127 0 0; 0 -129 0; 0 0 1") == KernelVariant::kDense);
-  CHECK(variant("12.7 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDp4a);   // 127, -10, 10
-  CHECK(variant("12.8 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDense);  // 128
-  // 16-bit and HDR samples, and GPUs before dp4a (sm_61), take the dense kernel.
+  CHECK(variant("12.7 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDenseMma);  // 127, -10, 10
+  CHECK(variant("12.8 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDense);     // 128
+  // 16-bit and HDR samples, and GPUs before dp4a (sm_61), take the dense kernel; before the
+  // integer tensor cores (sm_80), dp4a.
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k16) == KernelVariant::kDense);
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::kFloat) == KernelVariant::kDense);
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 60) == KernelVariant::kDense);
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 61) == KernelVariant::kDp4a);
-  // Up to 15x15 each way: a 17-wide or 17-tall matrix takes the dense kernel.
+  CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 75) == KernelVariant::kDp4a);
+  CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 80) == KernelVariant::kDenseMma);
+  // dp4a up to 15x15 each way; the tensor cores up to 9 rows and a reach of 12 bytes each side
+  // (radius 4 on three channels).
   const auto zeros = [](int width, int height) {
     std::string text;
     for (int j = 0; j < height; ++j) {
@@ -186,16 +201,32 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes dp4a, others the dense ker
     }
     return text;
   };
+  CHECK(variant(zeros(9, 9)) == KernelVariant::kDenseMma);
+  CHECK(variant(zeros(11, 9)) == KernelVariant::kDp4a);
+  CHECK(variant(zeros(9, 11)) == KernelVariant::kDp4a);
   CHECK(variant(zeros(15, 15)) == KernelVariant::kDp4a);
   CHECK(variant(zeros(17, 3)) == KernelVariant::kDense);
   CHECK(variant(zeros(3, 17)) == KernelVariant::kDense);
-  // Its source: the dense kernel's prelude, its own files; asked for where it cannot run, a usage
-  // error that says its bounds and what can.
+  CHECK(choose_schedule(matrix_spec(zeros(13, 3), 1)).variant == KernelVariant::kDenseMma);
+  // Auto takes them on gray and RGB; on two channels and RGBA, dp4a (measured as fast or faster
+  // there), though the tensor cores take 7 wide on RGBA when asked.
+  CHECK(choose_schedule(matrix_spec(zeros(7, 3), 4)).variant == KernelVariant::kDp4a);
+  CHECK(choose_schedule(matrix_spec(zeros(5, 5), 2)).variant == KernelVariant::kDp4a);
+  CHECK(choose_schedule(matrix_spec(zeros(7, 3), 4), KernelVariant::kDenseMma).variant ==
+        KernelVariant::kDenseMma);
+  CHECK_FALSE(find_schedule(matrix_spec(zeros(9, 3), 4), KernelVariant::kDenseMma));
+  // Their sources: the dense kernel's prelude, their own files; asked for where they cannot
+  // run, a usage error that says their bounds and what can.
   const GeneratedKernel k = generate_kernel(edge_matrix_spec(3, Border::kClamp));
   CHECK(k.entry == "gb_matrix_kernel");
-  CHECK(k.name == "gpublur_dp4a_matrix_3x3_c3.cu");
+  CHECK(k.name == "gpublur_dense-mma_matrix_3x3_c3.cu");
   CHECK_THAT(k.source, Catch::Contains("#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}\n"));
-  CHECK(k.source.substr(k.source.size() - kMatrixDp4aCu.size()) == kMatrixDp4aCu);
+  CHECK(k.source.substr(k.source.size() - kMatrixMmaCu.size()) == kMatrixMmaCu);
+  const GeneratedKernel d =
+      generate_kernel(edge_matrix_spec(3, Border::kClamp), KernelVariant::kDp4a);
+  CHECK(d.entry == "gb_matrix_kernel");
+  CHECK(d.name == "gpublur_dp4a_matrix_3x3_c3.cu");
+  CHECK(d.source.substr(d.source.size() - kMatrixDp4aCu.size()) == kMatrixDp4aCu);
   CHECK_THROWS_WITH(choose_schedule(matrix_spec("128 0 0; 0 -128 0; 0 0 1", 3),
                                     KernelVariant::kDp4a),
                     Catch::Contains("from -128 to 127") && Catch::Contains("--kernel dense"));
@@ -204,6 +235,14 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes dp4a, others the dense ker
                         Catch::Contains("--kernel auto"));
   CHECK_THROWS_WITH(choose_schedule(test::make_test_spec(7, 1.5, 3), KernelVariant::kDp4a),
                     Catch::Contains("--kernel dp4a"));
+  CHECK_THROWS_WITH(choose_schedule(matrix_spec(zeros(11, 3), 3), KernelVariant::kDenseMma),
+                    Catch::Contains("--kernel dense-mma runs") && Catch::Contains("at most 12") &&
+                        Catch::Contains("--kernel dp4a or dense"));
+  CHECK_THROWS_WITH(choose_schedule(matrix_spec("1 2 0; 3 5 0; 0 0 0", 3), KernelVariant::kDenseMma,
+                                    SampleFormat::k8, 75),
+                    Catch::Contains("sm_80"));
+  CHECK_THROWS_WITH(choose_schedule(test::make_test_spec(7, 1.5, 3), KernelVariant::kDenseMma),
+                    Catch::Contains("--kernel auto"));
 }
 
 TEST_CASE("each operation's kernel is its own: names and sources differ", "[codegen]") {

@@ -158,7 +158,8 @@ TEST_CASE("the general kernel compiles for every sample format and alpha mode", 
 
 TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample format",
           "[nvrtc]") {
-  // bytes: the 8-bit weights are signed bytes (dp4a takes the dense matrix on 8-bit images).
+  // bytes: the 8-bit weights are signed bytes (the tensor cores take the dense matrix on 8-bit
+  // images).
   const auto [text, channels, straight, border, bytes_weights] = GENERATE(
       table<const char*, int, bool, Border, bool>({{"-1 -1 -1; -1 8 -1; -1 -1 -1", 3, false, Border::kClamp, true},
                                                    {"0.5 1 0.5; 1 -2.25 1; 0.5 1 0.5", 4, false, Border::kConstant, false},
@@ -177,11 +178,12 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   const FilterSpec spec = make_blur_spec(p, channels);
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
   const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
-  // The 8-bit unsharp mask and matrix of rank one take the tensor cores (with their finish), the
-  // edge detector's byte weights on 8-bit images dp4a, the rest their own kernels.
+  // The 8-bit unsharp mask and matrix of rank one take the tensor cores (with their finish), so
+  // do the edge detector's byte weights on 8-bit images (a product a matrix row), the rest their
+  // own kernels.
   const bool mma = !dense && format == SampleFormat::k8;
   const bool bytes = dense && format == SampleFormat::k8 && bytes_weights;
-  CHECK(kernel.schedule.variant == (bytes   ? KernelVariant::kDp4a
+  CHECK(kernel.schedule.variant == (bytes   ? KernelVariant::kDenseMma
                                     : dense ? KernelVariant::kDense
                                     : mma   ? KernelVariant::kMma
                                             : KernelVariant::kSeparable));
@@ -228,12 +230,53 @@ TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc
   const FilterSpec spec = matrix_spec(text, channels, border,
                                       straight ? AlphaMode::kStraight : AlphaMode::kPremultiplied);
   CAPTURE(width, height, channels, straight, border_name(border));
-  const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, SampleFormat::k8, 90);
+  const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kDp4a, SampleFormat::k8, 90);
   REQUIRE(kernel.schedule.variant == KernelVariant::kDp4a);
   const CompiledKernel cubin = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""});
   CHECK(elf_sm(cubin.cubin) == 90);
   const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{7, 5}, Target::kPtx, ""});
   CHECK_THAT(ptx.ptx, Catch::Contains("dp4a.u32.s32"));
+}
+
+TEST_CASE("a dense matrix compiles on the tensor cores in each of its forms", "[nvrtc]") {
+  // Windows on 16-byte boundaries (ldmatrix: a reach of up to 8 bytes) and on 4-byte ones (32-bit
+  // loads: 9 to 12 bytes); 1-4 channels, alpha kept (two and four) or filtered; 1 to 9 rows;
+  // weights of one sign or both; every border.
+  const auto [width, height, channels, straight, border, aligned] =
+      GENERATE(table<int, int, int, bool, Border, bool>({
+          {3, 3, 1, false, Border::kConstant, true},
+          {5, 5, 3, false, Border::kReflect101, true},
+          {5, 3, 2, false, Border::kWrap, true},
+          {5, 5, 4, false, Border::kClamp, true},
+          {9, 9, 3, false, Border::kConstant, false},
+          {7, 3, 4, true, Border::kReflect, false},
+          {13, 9, 1, false, Border::kClamp, true},
+          {3, 9, 4, false, Border::kWrap, true},
+      }));
+  std::string text;
+  for (int j = 0; j < height; ++j) {
+    for (int i = 0; i < width; ++i) {
+      const int w = (i * 7 + j * 3) % 11 - (channels == 2 ? 0 : 5);
+      text += std::to_string(i == 0 && j == 0 ? 100 : i == j ? w + 1 : w) + " ";
+    }
+    text += ";";
+  }
+  const FilterSpec spec = matrix_spec(text, channels, border,
+                                      straight ? AlphaMode::kStraight : AlphaMode::kPremultiplied);
+  CAPTURE(width, height, channels, straight, border_name(border));
+  REQUIRE_FALSE(separable_matrix(spec, SampleFormat::k8));
+  const GeneratedKernel kernel =
+      generate_kernel(spec, KernelVariant::kDenseMma, SampleFormat::k8, 90);
+  REQUIRE(kernel.schedule.variant == KernelVariant::kDenseMma);
+  const CompiledKernel cubin = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""});
+  CHECK(elf_sm(cubin.cubin) == 90);
+  const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{8, 0}, Target::kPtx, ""});
+  CHECK_THAT(ptx.ptx, Catch::Contains("mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32"));
+  if (aligned) {
+    CHECK_THAT(ptx.ptx, Catch::Contains("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+  } else {
+    CHECK_THAT(ptx.ptx, !Catch::Contains("ldmatrix"));
+  }
 }
 
 TEST_CASE("a matrix of rank one compiles on the tensor cores in each of their forms", "[nvrtc]") {

@@ -1,5 +1,6 @@
-// gpu_filter_test.cpp — [gpu] the convolution matrix (dense: kernels/matrix_dp4a.cu for byte
-// weights, held to matrix_dense.cu's bytes, matrix_dense.cu for the others; of rank one,
+// gpu_filter_test.cpp — [gpu] the convolution matrix (dense: kernels/matrix_mma.cu for byte
+// weights where its reach fits, held to matrix_dp4a.cu's and matrix_dense.cu's bytes, dp4a for
+// the other byte weights, matrix_dense.cu for the rest; of rank one,
 // separable_tile.cu or blur_general.cu with the matrix's column and row, 8-bit: the tensor-core
 // kernel, blur_mma.cu, with exact sums) and the unsharp mask (the same with its finish; 8-bit: the
 // tensor-core kernel with mma_finish.cuh) on
@@ -94,14 +95,19 @@ std::vector<Filter> filters() {
       matrix("1 0 -1 0 1; 0 2 0 2 0; -1 0 4.5 0 -1; 0 2 0 2 0; 1 0 -1 0 1",  // dense, decimals
              Decimal{25, -1}, Decimal{5, -1}),
       matrix_of("fixed point", {{ninth, ninth, ninth}, {ninth, -ninth, ninth}, {ninth, ninth, 3.7}},
-                Decimal{1, 0}),                               // dense, fixed point
-      random_matrix(31, 31, 7),                               // dense, the largest
-      random_matrix(9, 3, 8),                                 // dense, anisotropic
-      random_matrix(15, 15, 9),                               // dense, dp4a's largest
-      random_matrix(11, 7, 10),                               // dense, dp4a: 3 chunks, 7 rows
+                Decimal{1, 0}),  // dense, fixed point
+      random_matrix(31, 31, 7),  // dense, the largest
+      // dense: the tensor cores' windows of 4-byte steps (RGB 9 wide: 12 bytes each side; RGBA
+      // dp4a) and 16-byte ones (gray: 4 bytes)
+      random_matrix(9, 3, 8),
+      random_matrix(15, 15, 9),  // dense, dp4a's largest
+      random_matrix(11, 7, 10),  // dense, dp4a: 3 chunks, 7 rows
+      random_matrix(7, 9, 14),   // dense, the tensor cores' 9 rows (RGBA: 12 bytes each side)
       // dp4a with rows of 4k + 1 weights: the last weights of four rows at a time (5x5, 9x9), and
       // of the rows past the last four (13x7: three rows keep their chunk).
-      random_matrix(5, 5, 11), random_matrix(9, 9, 12), random_matrix(13, 7, 13),
+      random_matrix(5, 5, 11),
+      random_matrix(9, 9, 12),
+      random_matrix(13, 7, 13),
       // dp4a's byte weights at their bounds, and just past them (the dense kernel).
       matrix("127 -128 0 5 1; 3 -7 2 0 9; 1 1 1 1 1", Decimal{3, 0}),
       matrix("128 -128 0; 3 -7 2; 1 1 1"),
@@ -191,23 +197,47 @@ void require_gpu_equals_cpu() {
   // Where auto takes the one-launch kernel, the two-launch one (what a tile too large for shared
   // memory takes) is held to the same bytes on three channels; where it takes the tensor cores
   // (the 8-bit unsharp mask and matrix of rank one), the one-launch kernel (what their limits
-  // leave it to); where it takes dp4a (byte weights), the dense kernel.
-  std::vector<std::optional<GeneratedKernel>> second(all.size());
+  // leave it to); where it takes a dense matrix's tensor cores, dp4a and the dense kernel (what
+  // older GPUs take); where it takes dp4a (byte weights), the dense kernel, and the tensor cores
+  // where they could run it.
+  std::vector<std::vector<GeneratedKernel>> others(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Case& c = all[i];
     kernels.push_back(
         generate_kernel(c.spec, KernelVariant::kAuto, format, test::gpu().arch.number()));
     compiler.request(kernels.back(), Target::kCubin);
     if (c.ptx) compiler.request(kernels.back(), Target::kPtx);
-    const KernelVariant chosen = kernels.back().schedule.variant;
-    if (c.ptx && (chosen == KernelVariant::kSeparable || chosen == KernelVariant::kMma ||
-                  chosen == KernelVariant::kDp4a)) {
-      second[i] = generate_kernel(c.spec,
-                                  chosen == KernelVariant::kMma    ? KernelVariant::kSeparable
-                                  : chosen == KernelVariant::kDp4a ? KernelVariant::kDense
-                                                                   : KernelVariant::kGeneral,
-                                  format);
-      compiler.request(*second[i], Target::kCubin);
+    // (A fixed array: GCC 12's -O3 warns of a null memmove in a vector assigned in a switch.)
+    KernelVariant variants[2] = {};
+    int count = 0;
+    switch (kernels.back().schedule.variant) {
+      case KernelVariant::kMma:
+        variants[count++] = KernelVariant::kSeparable;
+        break;
+      case KernelVariant::kSeparable:
+        variants[count++] = KernelVariant::kGeneral;
+        break;
+      case KernelVariant::kDenseMma:
+        variants[count++] = KernelVariant::kDp4a;
+        variants[count++] = KernelVariant::kDense;
+        break;
+      case KernelVariant::kDp4a:
+        variants[count++] = KernelVariant::kDense;
+        break;
+      default:
+        break;
+    }
+    for (int v = 0; v < (c.ptx ? count : 0); ++v) {
+      others[i].push_back(generate_kernel(c.spec, variants[v], format));
+      compiler.request(others[i].back(), Target::kCubin);
+    }
+    // Where auto leaves a matrix the tensor cores could take to dp4a (two and four channels), the
+    // tensor cores' kernel too, on every such case: `--kernel dense-mma` runs it.
+    if (kernels.back().schedule.variant == KernelVariant::kDp4a &&
+        find_schedule(c.spec, KernelVariant::kDenseMma, format, test::gpu().arch.number())) {
+      others[i].push_back(
+          generate_kernel(c.spec, KernelVariant::kDenseMma, format, test::gpu().arch.number()));
+      compiler.request(others[i].back(), Target::kCubin);
     }
   }
   std::uint32_t seed = 1;
@@ -224,11 +254,10 @@ void require_gpu_equals_cpu() {
         REQUIRE(out.pixels.size() == cpu.pixels.size());
         REQUIRE(std::memcmp(out.pixels.data(), cpu.pixels.data(), cpu.byte_count()) == 0);
       }
-      if (second[i]) {
-        CAPTURE(c.what, width, height, second[i]->name);
+      for (const GeneratedKernel& other : others[i]) {
+        CAPTURE(c.what, width, height, other.name);
         const Raster<Sample> out =
-            blur_on_gpu(session(), image, *second[i], compiler.get(*second[i], Target::kCubin))
-                .output;
+            blur_on_gpu(session(), image, other, compiler.get(other, Target::kCubin)).output;
         REQUIRE(std::memcmp(out.pixels.data(), cpu.pixels.data(), cpu.byte_count()) == 0);
       }
     }
@@ -249,14 +278,17 @@ TEST_CASE("matrix and unsharp on the GPU == CPU: floating point (HDR)", "[gpu][f
   require_gpu_equals_cpu<float>();
 }
 
-TEST_CASE("a dense matrix takes dp4a or the dense kernel, rank one and unsharp the tensor cores",
-          "[gpu][filter]") {
+TEST_CASE(
+    "a dense matrix takes the tensor cores, dp4a or the dense kernel; rank one and unsharp "
+    "the tensor cores",
+    "[gpu][filter]") {
   const auto variant = [](const Filter& f) {
     return generate_kernel(make_blur_spec(f.parameters, 3), KernelVariant::kAuto, SampleFormat::k8,
                            test::gpu().arch.number())
         .schedule.variant;
   };
-  CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDp4a);
+  CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDenseMma);
+  CHECK(variant(random_matrix(11, 3, 1)) == KernelVariant::kDp4a);  // 15 bytes each side
   CHECK(variant(matrix("128 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
   CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kMma);
   CHECK(variant(matrix("199; 59; 0")) == KernelVariant::kSeparable);  // past the 16-bit middle
