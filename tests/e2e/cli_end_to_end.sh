@@ -440,7 +440,9 @@ check_failure 2 "--divisor without --matrix" "$samples/edges.png" "$work/new.png
 # What the GPU would run, the matrix and the finish's numbers baked in (no GPU needed).
 expect 0 "--matrix --dump-source" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --dump-source -
 contains "$work/stdout" "#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}" "--matrix --dump-source"
-contains "$work/stdout" "the dp4a kernel for a 3x3 convolution matrix" "--matrix --dump-source"
+contains "$work/stdout" "the dense-mma kernel for a 3x3 convolution matrix" "--matrix --dump-source"
+expect 0 "--matrix --kernel dp4a" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --kernel dp4a --dump-source -
+contains "$work/stdout" "the dp4a kernel for a 3x3 convolution matrix" "--matrix --kernel dp4a --dump-source"
 expect 0 "--matrix --kernel dense" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --kernel dense --dump-source -
 contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --kernel dense --dump-source"
 expect 2 "--matrix --kernel dp4a, past its bound" -- --matrix "128 -1 -1; -1 8 -1; -1 -1 -1" --kernel dp4a --arch sm_90 --dump-ptx -
