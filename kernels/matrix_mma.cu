@@ -24,9 +24,9 @@
 // fragment is copied), four N-tiles' products for every matrix row, their finish, a
 // transposition among each quad of lanes (mma_lanes.cuh) so that every lane stores 8
 // consecutive bytes of two rows, unchecked where the tile lies in the image. The steps are
-// unrolled. The kernel is held by issue more than by memory, so what made it fast was fewer
-// instructions a step and more warps resident, not a deeper pipeline (bench/RESULTS.md, runs
-// 74-84).
+// unrolled. What made it fast was more warps resident to hide the copies' latency, and fewer
+// instructions a step, not a deeper pipeline: warps that walked on, the next tile's copies in
+// flight, waited longer the longer their walk (bench/RESULTS.md, runs 74-85).
 //
 // codegen emits: prelude (GB_POLICY Matrix8, the weights in GB_MATRIX, the finish numbers
 // GB_FINISH_NUMBERS, GB_KEEP_ALPHA), common.cuh, arithmetic.cuh, mma_ptx.cuh,
