@@ -191,9 +191,9 @@ __device__ __forceinline__ void load_tile(unsigned buffer, const unsigned char* 
 // row, the step's first output; see the kernel). Aligned windows: N-tiles 0 to 3 start 16, 8, 16
 // and 8 bytes before their outputs, at bytes -16, 0, 0 and 16 of the step: three windows, each
 // one ldmatrix (lane 8m + i: row i + 8 (m % 2), 16-byte half m / 2) into registers of its own.
-// (Two ldmatrix whose halves make all three read shared memory half as much, but the third
-// window's fragment then has to be copied together for every product: more instructions, which
-// is what holds the kernel; run 83.)
+// (Two ldmatrix whose halves make up all three read a third less shared memory, but the middle
+// window's fragment then has to be copied together for every product: more instructions, and
+// those cost more; run 83.)
 static_assert(!kAligned || (lead_of(0) == 16 && lead_of(1) == 8), "the windows");
 __device__ __forceinline__ void aligned_windows(unsigned (&a)[3][4], unsigned row_at) {
   ldmatrix_x4(a[0], row_at - 16);
