@@ -18,7 +18,8 @@
 //
 // codegen emits: prelude (GB_POLICY Matrix8, the weights in GB_MATRIX, the finish numbers
 // GB_FINISH_NUMBERS, GB_KEEP_ALPHA, the border pixel, GB_TILE_W x GB_TILE_H pixels a block),
-// common.cuh, arithmetic.cuh, byte_planes.cuh, dp4a_geometry.cuh, matrix_dp4a.cu.
+// common.cuh, arithmetic.cuh, byte_planes.cuh, dp4a_geometry.cuh, matrix_weights.cuh,
+// matrix_dp4a.cu.
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
@@ -41,6 +42,10 @@
 #define GB_TILE_W 128
 #define GB_TILE_H 32
 #define GB_BLOCK_THREADS 256
+#endif
+// The weights (weight(j, i): each an immediate once the loops are unrolled), signed bytes.
+#ifndef GB_MATRIX_WEIGHTS_INCLUDED
+#include "matrix_weights.cuh"
 #endif
 
 namespace gb {
@@ -68,11 +73,6 @@ constexpr int kLoadH = kTileH + 2 * kRadiusY;
 constexpr int kFirstWord = -kPadLeft / 4 + (kPadLeft - kReachLeft) / 4;
 constexpr int kSpanWords = (kPadLeft + kReachRight) / 4 - (kPadLeft - kReachLeft) / 4 + 1;
 
-// The weights, each an immediate once the loops are unrolled.
-__host__ __device__ constexpr int weight(int j, int i) {
-  constexpr int w[kSizeY * kSizeX] = GB_MATRIX;
-  return w[j * kSizeX + i];
-}
 // Chunk m of matrix row j as a dp4a operand: byte b is weight chunk_start(m) + b, or 0 where an
 // earlier chunk took that weight (or it lies before the row: kSizeX < 4). Made once, as a table
 // the unrolled loops index by constants.
@@ -98,15 +98,6 @@ __device__ __forceinline__ int chunk_word(int j, int m) {
   constexpr ChunkWords table = chunk_words();
   return table.word[j][m];
 }
-__host__ __device__ constexpr bool byte_weights() {
-  for (int j = 0; j < kSizeY; ++j) {
-    for (int i = 0; i < kSizeX; ++i) {
-      if (weight(j, i) < -128 || weight(j, i) > 127) return false;
-    }
-  }
-  return true;
-}
-static_assert(byte_weights(), "the weights are signed bytes");
 constexpr bool kKeepAlpha = GB_KEEP_ALPHA;
 constexpr int kFiltered = kKeepAlpha ? kChannels - 1 : kChannels;
 // The channels' loop unrolled where its code stays small; else one channel at a time.

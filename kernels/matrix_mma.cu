@@ -30,7 +30,7 @@
 //
 // codegen emits: prelude (GB_POLICY Matrix8, the weights in GB_MATRIX, the finish numbers
 // GB_FINISH_NUMBERS, GB_KEEP_ALPHA), common.cuh, arithmetic.cuh, mma_ptx.cuh,
-// mma_lanes.cuh, matrix_mma_geometry.cuh, matrix_mma.cu.
+// mma_lanes.cuh, matrix_mma_geometry.cuh, matrix_weights.cuh, matrix_mma.cu.
 #ifndef GB_COMMON_INCLUDED
 #include "common.cuh"
 #endif
@@ -49,14 +49,16 @@
 
 #ifndef GB_POLICY
 #define GB_POLICY Matrix8
-#define GB_MATRIX \
-  { -1, -1, -1, -1, 8, -1, -1, -1, -1 }
-#define GB_FINISH_NUMBERS \
-  { 1, 0, 1, 4080 }
+#define GB_MATRIX {-1, -1, -1, -1, 8, -1, -1, -1, -1}
+#define GB_FINISH_NUMBERS {1, 0, 1, 4080}
 #define GB_KEEP_ALPHA 0
 #define GB_BLOCK_THREADS 128
 #define GB_TILE_W 512
 #define GB_TILE_H 16
+#endif
+// The weights (weight(j, i)), signed bytes.
+#ifndef GB_MATRIX_WEIGHTS_INCLUDED
+#include "matrix_weights.cuh"
 #endif
 
 namespace gb {
@@ -85,19 +87,6 @@ static_assert(lead_of(0) >= kReach && lead_of(1) >= kReach && 8 + kReach <= 32 -
                   8 + kReach <= 32 - lead_of(1),
               "a window holds its N-tile's outputs and their reach");
 
-__host__ __device__ constexpr int weight(int j, int i) {
-  constexpr int w[kSizeY * kSizeX] = GB_MATRIX;
-  return w[j * kSizeX + i];
-}
-__host__ __device__ constexpr bool byte_weights() {
-  for (int j = 0; j < kSizeY; ++j) {
-    for (int i = 0; i < kSizeX; ++i) {
-      if (weight(j, i) < -128 || weight(j, i) > 127) return false;
-    }
-  }
-  return true;
-}
-static_assert(byte_weights(), "the weights are signed bytes");
 
 // B_j's byte for an input `delta` bytes right of the output (its two's complement bits).
 __host__ __device__ constexpr unsigned band_byte(int j, int delta) {

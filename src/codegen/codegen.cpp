@@ -121,6 +121,7 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
       files.insert(files.end(), {{"arithmetic.cuh", kArithmeticCuh},
                                  {"byte_planes.cuh", kBytePlanesCuh},
                                  {"dp4a_geometry.cuh", kDp4aGeometryCuh},
+                                 {"matrix_weights.cuh", kMatrixWeightsCuh},
                                  {"matrix_dp4a.cu", kMatrixDp4aCu}});
       break;
     case KernelVariant::kDenseMma:
@@ -128,6 +129,7 @@ std::vector<KernelFile> kernel_files(const KernelSchedule& s) {
                                  {"mma_ptx.cuh", kMmaPtxCuh},
                                  {"mma_lanes.cuh", kMmaLanesCuh},
                                  {"matrix_mma_geometry.cuh", kMatrixMmaGeometryCuh},
+                                 {"matrix_weights.cuh", kMatrixWeightsCuh},
                                  {"matrix_mma.cu", kMatrixMmaCu}});
       break;
     case KernelVariant::kSeparable:

@@ -32,6 +32,7 @@ extern const std::string_view kDp4aGeometryCuh; // kernels/dp4a_geometry.cuh
 extern const std::string_view kMatrixDp4aCu;    // kernels/matrix_dp4a.cu
 extern const std::string_view kMmaLanesCuh;     // kernels/mma_lanes.cuh
 extern const std::string_view kMatrixMmaGeometryCuh;  // kernels/matrix_mma_geometry.cuh
+extern const std::string_view kMatrixWeightsCuh;      // kernels/matrix_weights.cuh
 extern const std::string_view kMatrixMmaCu;           // kernels/matrix_mma.cu
 
 }  // namespace gpublur
