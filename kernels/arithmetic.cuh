@@ -334,60 +334,59 @@ struct MatrixFloat {
 // The unsharp mask: out = in + AMOUNT * (in - blur) where |in - blur| > THRESHOLD, else in, with
 // blur the Gaussian (Straight8's or Straight16's sums, which it shares). The blur is its horizontal
 // sum b, not rounded: units of 2^-24 of a level (8-bit: 2^16 taps twice, 8 bits dropped between
-// the passes) or 2^-32 (16-bit: 2^24 taps twice, 16 dropped). In those units, with AMOUNT as
-// amount = round(AMOUNT * 2^20) (AMOUNT 0..10: amount <= 10 * 2^20 < 2^24) and THRESHOLD as
-// threshold = floor(THRESHOLD * 2^kSumBits) (so d > threshold exactly where d > THRESHOLD):
-//   d = |in * 2^kSumBits - b|              8-bit: < 2^32 (u32);  16-bit: < 2^48 (u64)
-//   r = (amount * d + 2^(kSumBits+19)) >> (kSumBits+20)   (the rounding, halves away from zero)
-//       amount * d + 2^(kSumBits+19):      8-bit: < 2^56 (u64);  16-bit: < 2^72 (u128)
-//   out = clamp(in + r) where in * 2^kSumBits >= b, else clamp(in - r)
-// Against the same formula in float64 with the same truncated Gaussian, an output differs by at
-// most 1/2 (the rounding) + AMOUNT * e_b + 2^-21 * max (amount's rounding), e_b the blur's own
-// error before its rounding: <= 2^-9 + 0.0039 (size + 1) levels (src/ops/weights.hpp; the same in
-// 16-bit levels). So it is within 1 LSB where AMOUNT * (0.002 + 0.0039 (size + 1)) <= 0.46
-// (AMOUNT 1 up to size 115, 2 up to 57, 5 up to 21); in practice far closer, since the taps'
-// errors are not all of one sign.
-constexpr int kAmountBits = 20;
-
+// the passes) or 2^-32 (16-bit: 2^24 taps twice, 16 dropped). THRESHOLD is threshold =
+// floor(THRESHOLD * 2^kSumBits), so d = |in * 2^kSumBits - b| > threshold exactly where
+// |in - blur| > THRESHOLD; AMOUNT is amount = round(AMOUNT * 2^kAmountBits), each precision's own.
+// A threshold of 0 keeps only d = 0, where the result is in anyway, so its test is made only for
+// a threshold above 0 (a kernel, whose numbers are constants, then has no test at all).
 struct UnsharpScale {
-  u64 amount;     // AMOUNT * 2^kAmountBits, rounded
+  u64 amount;     // AMOUNT * 2^kAmountBits of the policy, rounded
   u64 threshold;  // THRESHOLD * 2^kSumBits, rounded down
 };
 
-// whole and d are computed in the sum's own type (u32 for 8-bit, u64 for 16-bit: both hold
-// them, by the bounds above), so a kernel multiplies 32 by 32 bits where that is all there is;
-// r < 2^(24 + 32 - 44) = 2^12 (8-bit) or 2^(24 + 48 - 52) = 2^20 (16-bit), so r and in +- r are
-// i32. A threshold of 0 keeps only d = 0, where r is 0 anyway, so its test is made only for a
-// threshold above 0 (a kernel, whose numbers are constants, then has no test at all).
-template <int kSumBits, typename Wide, typename Sample, i64 kMax, typename Sum>
-GB_HD Sample finish_unsharp(Sum b, Sample in, const UnsharpScale& u) {
+// Whether |in * 2^kSumBits - b| <= threshold > 0: the input is kept. Sum holds in * 2^kSumBits
+// (u32 for 8-bit, u64 for 16-bit) and so d.
+template <int kSumBits, typename Sum, typename Sample>
+GB_HD bool below_threshold(Sum b, Sample in, const UnsharpScale& u) {
+  if (u.threshold == 0) return false;
   const Sum whole = static_cast<Sum>(static_cast<Sum>(in) << kSumBits);
-  const bool up = whole >= b;
-  const Sum d = up ? whole - b : b - whole;
-  if (u.threshold != 0 && d <= u.threshold) return in;
-  const int shift = kSumBits + kAmountBits;
-  i32 r;
-  if constexpr (kSumBits == 24) {
-    // 8-bit: amount < 2^24, so 2^8 amount is 32 bits, and the high word of its product with d
-    // is floor(amount d / 2^24); rounding that by 2^19 and dropping 20 bits gives r, the same
-    // integer (2^43 is a whole multiple of 2^24): a kernel's one 32 x 32-bit high multiply
-    // instead of 64-bit arithmetic.
-    const u32 high = static_cast<u32>(
-        (static_cast<u64>(static_cast<u32>(u.amount) << 8) * static_cast<u64>(d)) >> 32);
-    r = static_cast<i32>((high + (1u << (shift - 25))) >> (shift - 24));
-  } else {
-    const Wide product = static_cast<Wide>(u.amount) * static_cast<Wide>(d);
-    r = static_cast<i32>((product + (static_cast<Wide>(1) << (shift - 1))) >> shift);
-  }
-  return clamp_to<Sample>(up ? static_cast<i32>(in) + r : static_cast<i32>(in) - r, kMax);
+  return (whole >= b ? whole - b : b - whole) <= u.threshold;
 }
 
+// 8-bit: AMOUNT as k = round(AMOUNT * 2^16) (AMOUNT 0..10: k < 2^20), the result in units of
+// 2^-16 of a level, rounded once:
+//   h = floor((b + 2^23) k / 2^24)              < 2^28 (b + 2^23 < 2^32)
+//   X = in (2^16 + k) - h + floor(k / 2)        = 2^16 (in + (k / 2^16)(in - blur)) + e, |e| < 1
+//   out = clamp(floor((X + 2^15) / 2^16))       (halves up)
+// (h takes b with the rounding 2^23 that the kernels' sums carry; floor(k / 2) is what it adds.)
+// It is computed mirrored, z = 2^24 - 2^15 - 1 - X = h + c with c = 2^24 - 2^15 - 1 - floor(k/2) -
+// in (2^16 + k): h is the high word of (b + 2^23)(2^8 k) (2^8 k < 2^28), and z one high
+// multiply-add of it, c one multiply-add of the input, |z| < 2^29 (i32). floor(z / 2^16) is
+// 255 - floor((X + 2^15) / 2^16), so the output byte is byte 2 of z clamped to 0 .. 2^24 - 1,
+// inverted: a kernel packs four such bytes and inverts the word (mma_finish.cuh).
+// Against the same formula in float64 with the same truncated Gaussian, an output differs by at
+// most 1/2 (the rounding) + 2^-16 (e) + 255 * 2^-17 (k's rounding) + AMOUNT * e_b, e_b the blur's
+// own error before its rounding: <= 2^-9 + 0.0039 (size + 1) levels (src/ops/weights.hpp). So it
+// is within 1 LSB where AMOUNT * (0.002 + 0.0039 (size + 1)) <= 0.49 (AMOUNT 1 up to size 120, 2
+// up to 60, 5 up to 23); in practice far closer, since the taps' errors are not all of one sign.
 struct Unsharp8 : Straight8 {
   typedef UnsharpScale Numbers;
   static constexpr int kSumBits = 24;
-  // One sample (the tensor-core kernel finishes its outputs one by one, through this).
+  static constexpr int kAmountBits = 16;
+  // z of one sample, clamped to 0 .. 2^24 - 1: its byte 2 is 255 - out. In: the input byte as
+  // u8, or as a u32 below 256 (a kernel takes it from its word with one byte permute, where a
+  // byte's type would add a mask to the shift the compiler folds its multiply into).
+  template <typename In>
+  static GB_HD u32 mirrored(Sum b, In in, const Numbers& u) {
+    if (below_threshold<kSumBits>(b, in, u)) return static_cast<u32>(255 - in) << 16;
+    const u32 k = static_cast<u32>(u.amount);
+    const u32 h = static_cast<u32>((static_cast<u64>(b + (1u << 23)) * (k << 8)) >> 32);
+    const u32 c = (1u << 24) - (1u << 15) - 1u - (k >> 1) - static_cast<u32>(in) * ((1u << 16) + k);
+    const i32 z = static_cast<i32>(h + c);  // mod 2^32, exact
+    return static_cast<u32>(z < 0 ? 0 : z > 0xffffff ? 0xffffff : z);
+  }
   static GB_HD Sample finish_sample(Sum b, Sample in, const Numbers& u) {
-    return finish_unsharp<kSumBits, u64, Sample, 255>(b, in, u);
+    return static_cast<Sample>(255u - (mirrored(b, in, u) >> 16));
   }
   static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,
                            bool keep_alpha, const Numbers& u) {
@@ -397,14 +396,30 @@ struct Unsharp8 : Straight8 {
   }
 };
 
+// 16-bit: AMOUNT as amount = round(AMOUNT * 2^20) (< 2^24), in 128-bit integers:
+//   d = |in * 2^32 - b|                                        < 2^48
+//   r = (amount * d + 2^51) >> 52   (the rounding, halves away from zero; r < 2^20)
+//   out = clamp(in + r) where in * 2^32 >= b, else clamp(in - r)
+// Against the same formula in float64, as the 8-bit one with 2^-21 * 65535 levels for amount's
+// rounding in place of its 255 * 2^-17 and 2^-16: within 1 LSB on the same terms.
 struct Unsharp16 : Straight16 {
   typedef UnsharpScale Numbers;
   static constexpr int kSumBits = 32;
+  static constexpr int kAmountBits = 20;
+  static GB_HD Sample finish_sample(Sum b, Sample in, const Numbers& u) {
+    if (below_threshold<kSumBits>(b, in, u)) return in;
+    const Sum whole = static_cast<Sum>(in) << kSumBits;
+    const bool up = whole >= b;
+    const Sum d = up ? whole - b : b - whole;
+    constexpr int kShift = kSumBits + kAmountBits;
+    const u128 product = static_cast<u128>(u.amount) * static_cast<u128>(d);
+    const i32 r = static_cast<i32>((product + (static_cast<u128>(1) << (kShift - 1))) >> kShift);
+    return clamp_to<Sample>(up ? static_cast<i32>(in) + r : static_cast<i32>(in) - r, 65535);
+  }
   static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,
                            bool keep_alpha, const Numbers& u) {
     const int filtered = keep_alpha ? channels - 1 : channels;
-    for (int k = 0; k < filtered; ++k)
-      out[k] = finish_unsharp<kSumBits, u128, Sample, 65535>(b[k], in[k], u);
+    for (int k = 0; k < filtered; ++k) out[k] = finish_sample(b[k], in[k], u);
     if (keep_alpha) out[channels - 1] = in[channels - 1];
   }
 };

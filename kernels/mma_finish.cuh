@@ -2,9 +2,10 @@
 // Straight8's horizontal sum with the rounding 2^23 already in (mma_layout.cuh's kHorizontalC or
 // rounding row), or a matrix's exact sum S (kExactSums). The Gaussian's output is b's top byte.
 // The unsharp mask's (the prelude defines GB_FINISH_NUMBERS, Unsharp8's numbers, and
-// GB_KEEP_ALPHA) is arithmetic.cuh's Unsharp8::finish_sample of b - 2^23 and the input byte under
-// the output; a matrix's (GB_FINISH_NUMBERS: Matrix8's) is Matrix8::finish_sample of S: the
-// functions the CPU twin and the other kernels store through, so every path gives the same bytes.
+// GB_KEEP_ALPHA) is arithmetic.cuh's Unsharp8::mirrored of b - 2^23 and the input byte under the
+// output, whose byte 2 inverted is Unsharp8::finish_sample's; a matrix's (GB_FINISH_NUMBERS:
+// Matrix8's) is Matrix8::finish_sample of S: the functions the CPU twin and the other kernels
+// store through, so every path gives the same bytes.
 //
 // The unsharp mask needs each output's input byte, and so does alpha kept as it is: a lane loads
 // the 8 input bytes under its 8 outputs of each of its two rows (load_inputs) when its step
@@ -105,19 +106,20 @@ __device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l,
   return w;
 }
 
-#ifdef GB_FINISH_NUMBERS
-// One output byte from its sum b (mod 2^32) and the input byte under it.
-__device__ __forceinline__ unsigned char finish_sample(unsigned b, unsigned char in) {
 #ifdef GB_EXACT_SUMS
+// One output byte of a matrix from its exact sum S (mod 2^32).
+__device__ __forceinline__ unsigned char finish_sample(unsigned b, unsigned char in) {
   (void)in;
   constexpr gb_arith::MatrixScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
   return gb_arith::Matrix8::finish_sample(static_cast<int>(b), numbers);  // |S| < 2^31
-#else
-  constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;
-  return gb_arith::Unsharp8::finish_sample(b - kHorizontalRound, in, numbers);
-#endif
 }
 #endif
+
+// The word whose byte k is 0xff where bit k of `bits` is set.
+__host__ __device__ constexpr unsigned byte_mask(unsigned bits) {
+  return ((bits & 1u) ? 0xffu : 0u) | ((bits & 2u) ? 0xff00u : 0u) | ((bits & 4u) ? 0xff0000u : 0u) |
+         ((bits & 8u) ? 0xff000000u : 0u);
+}
 
 // Four output bytes from their sums b0 .. b3 (the rounding in) as one word, byte k from b_k. With
 // finishing numbers byte k also takes byte k of `in`, the input under it, and copies it where bit
@@ -128,7 +130,7 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
   (void)in;
   (void)alpha;
   return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
-#else
+#elif defined(GB_EXACT_SUMS)
   const unsigned b[4] = {b0, b1, b2, b3};
   unsigned o[4];
 #pragma unroll
@@ -137,6 +139,23 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
     o[k] = kKeepAlpha && ((alpha >> k) & 1u) ? v : finish_sample(b[k], v);
   }
   return pack_bytes(o[0], o[1], o[2], o[3]);  // three byte permutes for the word
+#else
+  // The unsharp mask: byte 2 of each mirrored z (Unsharp8::mirrored) is 255 - out, so the word
+  // of those four bytes, inverted, is the output; alpha bytes kept take the input's instead. A
+  // sample is then four instructions (the input byte, its multiply-add, the high multiply-add,
+  // the clamp) and the word four more, where the output byte one by one took about eleven.
+  constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;
+  const unsigned b[4] = {b0, b1, b2, b3};
+  unsigned z[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned v = __byte_perm(in, 0u, 0x4440u | k);  // byte k of the input, alone
+    z[k] = gb_arith::Unsharp8::mirrored(b[k] - kHorizontalRound, v, numbers);
+  }
+  const unsigned mirrored = __byte_perm(__byte_perm(z[0], z[1], 0x0062),
+                                        __byte_perm(z[2], z[3], 0x0062), 0x5410);
+  const unsigned kept = kKeepAlpha ? byte_mask(alpha) : 0u;
+  return (~mirrored & ~kept) | (in & kept);
 #endif
 }
 

@@ -115,15 +115,19 @@ std::string matrix_json(const MatrixNumbers& m) {
 
 std::string unsharp_text(const UnsharpNumbers& u) {
   return "out = in + " + number_text(u.real.amount) + " x (in - blur) where |in - blur| > " +
-         number_text(u.real.threshold) + " (AMOUNT x 2^" + std::to_string(gb_arith::kAmountBits) +
-         " = " + std::to_string(u.q8.amount) + " in the integer sums)";
+         number_text(u.real.threshold) + " (AMOUNT x 2^" +
+         std::to_string(gb_arith::Unsharp8::kAmountBits) + " = " + std::to_string(u.q8.amount) +
+         " in the 8-bit sums, x 2^" + std::to_string(gb_arith::Unsharp16::kAmountBits) + " = " +
+         std::to_string(u.q16.amount) + " in the 16-bit ones)";
 }
 
 std::string unsharp_json(const UnsharpNumbers& u) {
   return "{\"amount\": " + number_text(u.real.amount) +
          ", \"threshold\": " + number_text(u.real.threshold) +
          ", \"amount_units\": " + std::to_string(u.q8.amount) +
-         ", \"amount_bits\": " + std::to_string(gb_arith::kAmountBits) + "}";
+         ", \"amount_bits\": " + std::to_string(gb_arith::Unsharp8::kAmountBits) +
+         ", \"amount_units_16bit\": " + std::to_string(u.q16.amount) +
+         ", \"amount_bits_16bit\": " + std::to_string(gb_arith::Unsharp16::kAmountBits) + "}";
 }
 
 }  // namespace

@@ -14,6 +14,11 @@ gb_arith::u64 threshold_in(double threshold, int bits) {
   return static_cast<gb_arith::u64>(std::floor(std::ldexp(threshold, bits)));
 }
 
+// AMOUNT in units of 2^-bits, rounded (halves away from zero).
+gb_arith::u64 amount_in(double amount, int bits) {
+  return static_cast<gb_arith::u64>(std::llround(std::ldexp(amount, bits)));
+}
+
 }  // namespace
 
 void check_unsharp(const UnsharpParameters& p, const std::string& flag) {
@@ -32,10 +37,10 @@ void check_unsharp(const UnsharpParameters& p, const std::string& flag) {
 UnsharpNumbers make_unsharp_numbers(const UnsharpParameters& p) {
   check_unsharp(p, "unsharp");
   UnsharpNumbers n;
-  const auto amount =
-      static_cast<gb_arith::u64>(std::llround(std::ldexp(p.amount, gb_arith::kAmountBits)));
-  n.q8 = {amount, threshold_in(p.threshold, gb_arith::Unsharp8::kSumBits)};
-  n.q16 = {amount, threshold_in(p.threshold, gb_arith::Unsharp16::kSumBits)};
+  n.q8 = {amount_in(p.amount, gb_arith::Unsharp8::kAmountBits),
+          threshold_in(p.threshold, gb_arith::Unsharp8::kSumBits)};
+  n.q16 = {amount_in(p.amount, gb_arith::Unsharp16::kAmountBits),
+           threshold_in(p.threshold, gb_arith::Unsharp16::kSumBits)};
   n.real = {p.amount, p.threshold};
   return n;
 }

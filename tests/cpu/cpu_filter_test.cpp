@@ -5,6 +5,7 @@
 // 1 LSB of float64 with the same Gaussian; the edge detector on a white square.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/cpu_blur.hpp"
@@ -312,31 +313,38 @@ TEST_CASE("the unsharp mask is within 1 LSB of float64 with the same Gaussian", 
   CHECK(unsharp_difference(in16, blur_on_cpu(in16, spec), p, 65535) <= 1.0);
 }
 
-TEST_CASE("the 8-bit unsharp rounding's high word is the 64-bit product's rounding",
-          "[cpu_filter]") {
-  // finish_unsharp (arithmetic.cuh) computes r = (amount d + 2^43) >> 44 for 8-bit images from
-  // the high word of (2^8 amount) d; the plain formula in 64 bits must give the same sample for
-  // every amount (0 .. 10 x 2^20), sum b and input byte, at their ends and at random.
+TEST_CASE("the 8-bit unsharp finish is its rule, rounded once", "[cpu_filter]") {
+  // Unsharp8 (arithmetic.cuh) computes its output mirrored, from one high multiply-add and one
+  // multiply-add; the rule as stated, in plain 64-bit arithmetic, must give the same sample for
+  // every amount (0 .. 10 x 2^16), sum b and input byte, at their ends and at random, and be
+  // within 1/2 + 2^-16 of in + (k / 2^16)(in - b / 2^24) in float64.
   std::uint64_t state = 12345;
   const auto next = [&state] {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
     return static_cast<std::uint32_t>(state >> 32);
   };
-  const std::uint32_t kMostB = (255u << 24) + (1u << 23);
-  for (int i = 0; i < 200000; ++i) {
-    const std::uint64_t amount =
-        i % 7 == 0 ? (i % 14 == 0 ? 0 : 10ull << 20) : next() % ((10ull << 20) + 1);
+  const std::uint32_t kMostB = 255u << 24;
+  const auto floor_div = [](long long a, long long n) {
+    return a >= 0 ? a / n : -((-a + n - 1) / n);
+  };
+  for (int i = 0; i < 400000; ++i) {
+    const long long k = i % 7 == 0 ? (i % 14 == 0 ? 0 : 10ll << 16)
+                                   : static_cast<long long>(next() % ((10u << 16) + 1));
     const std::uint32_t b = i % 5 == 0 ? (i % 10 == 0 ? 0 : kMostB) : next() % (kMostB + 1);
-    const std::uint8_t in = static_cast<std::uint8_t>(i % 11 == 0 ? 255 : next() & 255);
-    const std::uint32_t whole = static_cast<std::uint32_t>(in) << 24;
-    const std::uint32_t d = whole >= b ? whole - b : b - whole;
-    const std::uint64_t product = amount * d;  // < 2^56
-    const long long r = static_cast<long long>((product + (1ull << 43)) >> 44);
-    const long long v = whole >= b ? in + r : in - r;
-    const std::uint8_t expected = static_cast<std::uint8_t>(v < 0 ? 0 : v > 255 ? 255 : v);
-    CAPTURE(amount, b, in);
-    REQUIRE(gb_arith::Unsharp8::finish_sample(b, in, gb_arith::UnsharpScale{amount, 0}) ==
-            expected);
+    const std::uint8_t in = static_cast<std::uint8_t>(i % 11 == 0   ? 255
+                                                      : i % 13 == 0 ? 0
+                                                                    : next() & 255);
+    const long long h = floor_div((static_cast<long long>(b) + (1ll << 23)) * k, 1ll << 24);
+    const long long x = in * ((1ll << 16) + k) - h + k / 2;
+    const long long v = floor_div(x + (1ll << 15), 1ll << 16);
+    const int expected = static_cast<int>(std::clamp(v, 0ll, 255ll));
+    CAPTURE(k, b, in);
+    const int got = gb_arith::Unsharp8::finish_sample(
+        b, in, gb_arith::UnsharpScale{static_cast<std::uint64_t>(k), 0});
+    REQUIRE(got == expected);
+    const double formula = in + std::ldexp(static_cast<double>(k), -16) *
+                                    (in - std::ldexp(static_cast<double>(b), -24));
+    REQUIRE(std::fabs(got - std::clamp(formula, 0.0, 255.0)) <= 0.5 + std::ldexp(1.0, -16) + 1e-9);
   }
 }
 
