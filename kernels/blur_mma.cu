@@ -104,6 +104,8 @@ struct Walk {
   TapSource taps;
   NarrowTaps narrow;
   OutputTarget target;
+  StagedLanes staged;         // kStagedInputs: the lane's input bytes in a slot ...
+  unsigned next_inputs[4];    // ... and those of the unit due at the next step
   // kFillOutside: step 0 wholly left of the image (the first column of tiles), or the last step
   // wholly right of it (the last column). Such a step is not copied; its vertical product (of
   // whatever its slot holds) is overwritten where the window reads it, by fill_outside at
@@ -121,6 +123,7 @@ struct Walk {
     load_lane = plane_lo + plane_row(l.g) + plane_column(kPad - kNarrowLead + 4 * l.t);
     opaque(store_lane);
     opaque(load_lane);
+    if (kStagedInputs) staged = staged_lanes(l);
     opaque(source.first_inside);
     opaque(source.end_inside);
     opaque(target.units_inside);
@@ -199,15 +202,23 @@ struct Walk {
     const bool due = kDue == kMaybe ? unit >= 0 : kDue == kAlways;
     constexpr int kUnitSlot = (kPhase + 1) % 3;  // narrow: unit = task - 2
     unsigned w[4];                              // narrow: the unit's N-tiles, the early ones first
-    InputWords inputs{};                        // kLoadsInputs: in flight through the step
+    InputWords inputs{};                        // kLoadsInputs, not staged: in flight through the step
+    unsigned staged_words[4] = {};              // kStagedInputs: the unit's, read a step ago
+    if constexpr (kStagedInputs) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) staged_words[j] = next_inputs[j];
+    }
     if constexpr (kDue != kNever) {  // not even compiled where no unit is due (compile time)
-      if (kLoadsInputs && due) inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
-      if (kNarrow && due) narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w);
+      if (kLoadsInputs && !kStagedInputs && due) inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
+      if (kNarrow && due)
+        narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w, staged_words, narrow_alpha(l));
     }
     stage<kMode>(task + kStages - 1);  // its slot was read one step ago, before the last __syncwarp
     cp_async_wait<kStages - 1>();  // this step's copies are kStages - 1 groups back
     __syncwarp();
-    const TaskWords tw = read_step(reads, (task & (kStages - 1)) * kStageBytes);
+    const unsigned slot_offset = (task & (kStages - 1)) * kStageBytes;
+    const TaskWords tw = read_step(reads, slot_offset);
+    if constexpr (kStagedInputs) staged_inputs(stages_shared + slot_offset, staged, next_inputs);
     const int slot = 32 * (kNarrow ? kPhase : task % kRing);  // its first intermediate column
     vertical_task(tw, weights, store_lane, plane_column(slot), kNarrow && kPhase < 2 ? plane_column(slot + 96) : -1);
     __syncwarp();
@@ -222,7 +233,8 @@ struct Walk {
     if constexpr (kDue == kNever) return;
     if (due) {
       if (kNarrow) {
-        horizontal_task_narrow<kUnitSlot, kMode != kBorderChecks>(load_lane, narrow, w, unit, l, target, inputs);
+        horizontal_task_narrow<kUnitSlot, kMode != kBorderChecks>(load_lane, narrow, w, unit, l, target,
+                                                                  staged_words);
       } else {
         unsigned char* plane_lo = stages + kStages * kStageBytes;
         horizontal_task<kMode != kBorderChecks>(plane_lo, plane_lo + kPlaneBytes, taps, unit, l, lane, target,
@@ -312,7 +324,8 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, GB_MIN_BLOCKS)
   Walk walk{in, in_pitch, width, height, row_bytes, column_tasks, xv0, y_top, lane, l,
             stage_source(in, in_pitch, height, row_bytes, xv0, y_top, lane), nullptr, stages, 0, 0, 0, 0, 0,
             WeightsY{}, TapSource{}, NarrowTaps{},
-            output_target(out, out_pitch, in, in_pitch, y_first, x0, height, row_bytes, l)};
+            output_target(out, out_pitch, in, in_pitch, y_first, x0, height, row_bytes, l),
+            StagedLanes{}, {}};
   // The first steps' copies go out before the taps are read (from global memory, a DRAM miss at
   // the kernel's start), so that the two latencies overlap instead of adding up.
   walk.find_edges();

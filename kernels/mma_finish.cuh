@@ -7,11 +7,11 @@
 // Matrix8's) is Matrix8::finish_sample of S: the functions the CPU twin and the other kernels
 // store through, so every path gives the same bytes.
 //
-// The unsharp mask needs each output's input byte, and so does alpha kept as it is: a lane loads
-// the 8 input bytes under its 8 outputs of each of its two rows (load_inputs) when its step
-// begins, and they arrive while the step multiplies. The narrow product's results are in N-tile
-// order (mma_products.cuh), so its lanes swap the input words into that order (narrow_inputs)
-// with the transposition that swaps the results out of it.
+// The unsharp mask needs each output's input byte, and so does alpha kept as it is. The narrow
+// kernels read them from the staged input, in the order of the narrow product's results
+// (staged_inputs); the others load the 8 input bytes under a lane's 8 outputs of each of its two
+// rows from global memory (load_inputs) when its step begins, and they arrive while the step
+// multiplies.
 #ifndef GB_MMA_FINISH_INCLUDED
 #define GB_MMA_FINISH_INCLUDED 1
 #ifndef GB_MMA_LAYOUT_INCLUDED
@@ -104,6 +104,42 @@ __device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l,
     }
   }
   return w;
+}
+
+// Narrow kernels take the input bytes under a unit's outputs from the staged input instead of
+// global memory: unit u's outputs are the columns step u + 1 staged (kPad = 32), rows kRadiusY ..
+// kRadiusY + 15 of its slot. That slot is the next step's to fill (stage() of step u + 2 writes
+// slot (u + 5) % 4), so step u + 1 reads them right after its own vertical product's ldmatrix,
+// before the __syncwarp that orders its reads before those copies, for the unit due at the next
+// step; and reads them in the narrow product's N-tile order (narrow_outputs): word j of lane t is
+// bytes 8j + 2t, + 1 of rows g and g + 8, one 32-bit load a row from the word holding them and
+// one byte permute, where 64-bit loads in row order took a four-lane transposition.
+constexpr bool kStagedInputs = kLoadsInputs && kNarrow;
+static_assert(!kStagedInputs || kPad == 32, "a unit's outputs are one step's staged columns");
+
+// A lane's staged rows (g and g + 8 of the outputs), bytes 4 (t / 2) .. of their first 16-byte
+// half, relative to a slot; the other half is offset ^ 16 (stage_offset's half bit).
+struct StagedLanes {
+  unsigned row[2];
+  unsigned selector;  // bytes 0, 1 (t even) or 2, 3 (t odd) of each row's word
+};
+__device__ __forceinline__ StagedLanes staged_lanes(Lane l) {
+  StagedLanes s;
+#pragma unroll
+  for (int half = 0; half < 2; ++half)
+    s.row[half] = stage_offset(kRadiusY + l.g + 8 * half, 0) + 4 * (l.t >> 1);
+  s.selector = (l.t & 1) ? 0x7632u : 0x5410u;
+  return s;
+}
+// The input words of the unit whose outputs are the staged columns at shared address `slot`.
+__device__ __forceinline__ void staged_inputs(unsigned slot, const StagedLanes& s,
+                                              unsigned (&words)[4]) {
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {  // N-tile j: bytes 8j + 2t, + 1, in half j / 2 of the row
+    const unsigned half = 16u * (j >> 1), word = 8u * (j & 1);
+    words[j] = __byte_perm(lds32(slot + (s.row[0] ^ half) + word),
+                           lds32(slot + (s.row[1] ^ half) + word), s.selector);
+  }
 }
 
 #ifdef GB_EXACT_SUMS

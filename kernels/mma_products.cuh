@@ -223,19 +223,6 @@ __device__ __forceinline__ unsigned narrow_outputs(const unsigned (&ll)[4],
   return finish_word(b[0], b[1], b[2], b[3], in, alpha);
 }
 
-// The narrow product's input words (kLoadsInputs): word j of lane t holds the input bytes under N-tile
-// j's outputs 8j + 2t, + 1 of row g, then of row g + 8, narrow_outputs' order. The lane loaded
-// bytes 8t .. 8t + 7 of its rows: as words in the order of the outputs after quad_transpose, and
-// transposed back.
-__device__ __forceinline__ void narrow_inputs(const InputWords& in, Lane l, unsigned (&words)[4]) {
-  if constexpr (!kLoadsInputs) return;
-  words[0] = __byte_perm(in.row[0].x, in.row[1].x, 0x5410);
-  words[1] = __byte_perm(in.row[0].x, in.row[1].x, 0x7632);
-  words[2] = __byte_perm(in.row[0].y, in.row[1].y, 0x5410);
-  words[3] = __byte_perm(in.row[0].y, in.row[1].y, 0x7632);
-  quad_transpose(words, l.t);
-}
-
 // Both rows' words (g, g + 8) of a plane at window byte 4t + c (c a multiple of 4) from `first`,
 // the lane's word of the low plane (row g, window byte 4t): paired rows, one load.
 __device__ __forceinline__ uint2 window_pair(unsigned first, int plane, int c) {
@@ -305,15 +292,15 @@ __device__ __forceinline__ void narrow_tiles_k16(unsigned lane_offset, const Nar
 // as independent work beside that product's chain of latencies, and the rest after it
 // (horizontal_task_narrow). Measured: 4K RGB 7 x 7 faster; the k16 form's three early N-tiles
 // made 4K gray slower, so it takes none. A finish that takes the input bytes (the unsharp mask,
-// alpha kept) takes none either: its outputs wait for the bytes loaded as the step begins.
-constexpr int kEarlyTiles = kTiny || kLoadsInputs ? 0 : 2;
+// alpha kept) has them from the step before (staged_inputs), so it takes them too.
+constexpr int kEarlyTiles = kTiny ? 0 : 2;
 // N-tiles kFirstTile .. kEndTile - 1 of the unit whose window starts in slot kSlot. load_lane: the
 // shared address of the lane's first word (row g, window byte 4t) of a unit whose window starts in
 // the low plane's slot 0.
 template <int kSlot, int kFirstTile, int kEndTile>
 __device__ __forceinline__ void narrow_tiles(unsigned load_lane, const NarrowTaps& taps,
-                                             unsigned (&w)[4], const unsigned (&in)[4] = {},
-                                             unsigned alpha = 0) {
+                                             unsigned (&w)[4], const unsigned (&in)[4],
+                                             unsigned alpha) {
   if (kTiny) {
     narrow_tiles_k16<kFirstTile, kEndTile>(load_lane + plane_column(32 * kSlot), taps, w, in,
                                            alpha);
@@ -325,13 +312,12 @@ __device__ __forceinline__ void narrow_tiles(unsigned load_lane, const NarrowTap
 
 // The rest of a unit's N-tiles, once its window is complete, and its outputs. w[0 .. kEarlyTiles
 // - 1]: the early N-tiles' results (j: bytes of row g, outputs 8j + 2t, + 1, then of row g + 8).
+// in_words: the input bytes under the outputs (kStagedInputs: staged_inputs), else unused.
 template <int kSlot, bool kInside>
 __device__ __forceinline__ void horizontal_task_narrow(unsigned load_lane, const NarrowTaps& taps,
                                                        unsigned (&w)[4], int unit, Lane l,
                                                        const OutputTarget& target,
-                                                       const InputWords& in) {
-  unsigned in_words[4] = {0u, 0u, 0u, 0u};
-  narrow_inputs(in, l, in_words);
+                                                       const unsigned (&in_words)[4]) {
   narrow_tiles<kSlot, kEarlyTiles, 4>(load_lane, taps, w, in_words, narrow_alpha(l));
   unsigned result[2][2];
   unit_rows(w, l.t, result);

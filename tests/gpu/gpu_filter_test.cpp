@@ -125,6 +125,8 @@ std::vector<Filter> filters() {
       unsharp(7, 1.5, 1.0, 0),
       unsharp(31, 5.0, 2.5, 3),
       unsharp(3, 0.8, 10.0, 0),
+      // The narrow kernel's staged input bytes with a threshold and an amount of many bits.
+      unsharp(5, 1.2, 1.7, 2.5),
   };
 }
 
