@@ -2,9 +2,11 @@
 // for byte weights, else matrix_dense.cu; of rank one: blur_mma.cu where its numbers fit, else
 // separable_tile.cu) and unsharp mask, next to references measured in the same run:
 // the device-to-device copy of the same bytes (the floor) and NPP's nppiFilterBorder (the same
-// integer matrix and divisor, the border replicated as gpublur's clamp). CUDA events around every
-// launch, warm-up, median; buffers rotate through more than 4x the L2 so no launch finds its data
-// in cache. Each gpublur row is checked against the CPU twin where that is quick (81 taps or
+// integer matrix and divisor, the border replicated as gpublur's clamp) or, for the unsharp mask,
+// nppiFilterUnsharpBorder (radius size / 2, the same sigma, amount and threshold; NPP's own
+// Gaussian and rounding, so its bytes are not gpublur's: a reference time). CUDA events around
+// every launch, warm-up, median; buffers rotate through more than 4x the L2 so no launch finds its
+// data in cache. Each gpublur row is checked against the CPU twin where that is quick (81 taps or
 // fewer).
 //
 //   gpublur_filter_bench [--sizes 4k,8k] [--channels 1,3,4] [--iters 30] [--only TEXT]
@@ -153,9 +155,15 @@ Size size_named(const std::string& name) {
   throw CLI::ValidationError("--sizes", "1080p, 4k or 8k, not " + name);
 }
 
+// NPP's functions for the rows: a matrix's FilterBorder, the unsharp mask's FilterUnsharpBorder.
+struct NppPeers {
+  std::optional<NppFilter> filter;
+  std::optional<NppUnsharp> unsharp;
+};
+
 void print_row(const Filter& f, const Size& size, int channels, const RotatingBuffers& b,
-               const GpuInfo& gpu, const cuda::Stream& stream, const std::optional<NppFilter>& npp,
-               double copy_ms, const Config& config) {
+               const GpuInfo& gpu, const cuda::Stream& stream, NppPeers& npp, double copy_ms,
+               const Config& config) {
   const int iters = config.iters;
   const FilterSpec spec = make_blur_spec(parameters_of(f), channels);
   if (!find_schedule(spec, config.kernel, SampleFormat::k8, gpu.arch.number())) return;
@@ -193,7 +201,17 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
                       : equals_cpu(b, spec, size.width, size.height, channels, stream) ? "== CPU"
                                                                                        : "DIFFERS";
   std::string npp_ms = "-", npp_ratio = "-";
-  if (npp && !f.matrix.empty()) {
+  int status = 0;
+  double n = 0;
+  if (npp.unsharp && f.matrix.empty() && !f.blur_only) {
+    const BlurParameters p = parameters_of(f);
+    n = median_ms(stream, 3, iters, [&](std::size_t i) {
+      status |= npp.unsharp->run(b.input(i), pitch, b.output(i), pitch, size.width, size.height,
+                                 channels, static_cast<float>(f.size / 2),
+                                 static_cast<float>(f.sigma), static_cast<float>(p.unsharp.amount),
+                                 static_cast<float>(p.unsharp.threshold));
+    });
+  } else if (npp.filter && !f.matrix.empty()) {
     std::vector<int> flat;
     for (const auto& row : f.matrix) flat.insert(flat.end(), row.begin(), row.end());
     const cuda::DeviceBuffer weights(flat.size() * sizeof(int));
@@ -201,11 +219,12 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
                                               stream.get()),
                 "matrix upload");
     const int w = static_cast<int>(f.matrix[0].size()), h = static_cast<int>(f.matrix.size());
-    int status = 0;
-    const double n = median_ms(stream, 3, iters, [&](std::size_t i) {
-      status |= npp->run(b.input(i), pitch, b.output(i), pitch, size.width, size.height, channels,
-                         weights.get(), w, h, default_divisor(f.matrix));
+    n = median_ms(stream, 3, iters, [&](std::size_t i) {
+      status |= npp.filter->run(b.input(i), pitch, b.output(i), pitch, size.width, size.height,
+                                channels, weights.get(), w, h, default_divisor(f.matrix));
     });
+  }
+  if (n > 0 || status != 0) {
     npp_ms = status == 0 ? std::to_string(n).substr(0, 6) : "error " + std::to_string(status);
     if (status == 0) npp_ratio = std::to_string(n / ms).substr(0, 5);
   }
@@ -219,8 +238,8 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
 int run(const Config& config) {
   const BenchGpu gpu = open_gpu_or_exit("gpublur_filter_bench");
   const cuda::Stream stream;
-  std::string why;
-  const auto npp = NppFilter::load(stream.get(), why);
+  std::string why, unsharp_why;
+  NppPeers npp{NppFilter::load(stream.get(), why), NppUnsharp::load(stream.get(), unsharp_why)};
   CUdevice device = 0;
   GB_CU_CHECK(cuda::api().cuDeviceGet(&device, 0), "device");
   int l2 = 0;
@@ -230,8 +249,8 @@ int run(const Config& config) {
       "device: %s (%s); NPP: %s\nms per image: median of %d, CUDA events, buffers "
       "rotating over > 4x L2; x copy = time / the device copy's; GB/s = bytes read and "
       "written once / time; 8-bit, border clamp (NPP: replicate)\n\n",
-      gpu.info.name.c_str(), gpu.info.arch.sm().c_str(), npp ? "loaded" : why.c_str(),
-      config.iters);
+      gpu.info.name.c_str(), gpu.info.arch.sm().c_str(),
+      npp.filter ? (npp.unsharp ? "loaded" : unsharp_why.c_str()) : why.c_str(), config.iters);
   std::printf(
       "| filter | size | C | copy ms | gpublur ms | x copy | GB/s | kernel | NPP ms | "
       "NPP/gpublur | check |\n|---|---|---|---|---|---|---|---|---|---|---|\n");

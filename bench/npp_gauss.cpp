@@ -2,7 +2,9 @@
 // documented ABI (no NPP headers needed to build).
 #include "npp_gauss.hpp"
 
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <vector>
 
 #include "base/dynamic_library.hpp"
@@ -32,6 +34,10 @@ struct NppStreamContext {
 using FilterBorderFn = int (*)(const unsigned char*, int, NppiSize, NppiPoint, unsigned char*, int,
                                NppiSize, const int* matrix, NppiSize matrix_size,
                                NppiPoint anchor, int divisor, int border, NppStreamContext);
+using UnsharpBorderFn = int (*)(const unsigned char*, int, NppiPoint, unsigned char*, int, NppiSize,
+                                float radius, float sigma, float weight, float threshold,
+                                int border, unsigned char* buffer, NppStreamContext);
+using UnsharpBufferSizeFn = int (*)(float radius, float sigma, int* bytes);
 using GaussBorderFn = int (*)(const unsigned char*, int, NppiSize, NppiPoint, unsigned char*, int,
                               NppiSize, int mask, int border, NppStreamContext);
 
@@ -122,6 +128,43 @@ std::optional<NppFilter> NppFilter::load(CUstream stream, std::string& why) {
     return std::nullopt;
   }
   return npp;
+}
+
+std::optional<NppUnsharp> NppUnsharp::load(CUstream stream, std::string& why) {
+  void* lib = open_nppif(why);
+  if (!lib) return std::nullopt;
+  NppUnsharp npp;
+  npp.stream_ = stream;
+  if (!find_filters(lib, "nppiFilterUnsharpBorder", npp.filters_)) {
+    why = "libnppif has no nppiFilterUnsharpBorder_8u_C{1,3,4}R_Ctx";
+    return std::nullopt;
+  }
+  for (int c : {1, 3, 4}) {
+    npp.buffer_sizes_[c] =
+        find_symbol(lib, ("nppiFilterUnsharpGetBufferSize_8u_C" + std::to_string(c) + "R").c_str());
+    if (!npp.buffer_sizes_[c]) {
+      why = "libnppif has no nppiFilterUnsharpGetBufferSize_8u_C{1,3,4}R";
+      return std::nullopt;
+    }
+  }
+  return npp;
+}
+
+int NppUnsharp::run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width,
+                    int height, int channels, float radius, float sigma, float weight,
+                    float threshold) {
+  const auto fn = reinterpret_cast<UnsharpBorderFn>(filters_[channels]);
+  const auto size_fn = reinterpret_cast<UnsharpBufferSizeFn>(buffer_sizes_[channels]);
+  if (!fn || !size_fn) return -1;
+  int bytes = 0;
+  if (const int status = size_fn(radius, sigma, &bytes); status != 0) return status;
+  if (!buffer_ || buffer_->size() < static_cast<std::size_t>(bytes))
+    buffer_ = std::make_shared<cuda::DeviceBuffer>(static_cast<std::size_t>(std::max(bytes, 1)));
+  static const NppStreamContext context = context_for(stream_);
+  return fn(reinterpret_cast<const unsigned char*>(in), in_pitch, NppiPoint{0, 0},
+            reinterpret_cast<unsigned char*>(out), out_pitch, NppiSize{width, height}, radius,
+            sigma, weight, threshold, kNppBorderReplicate,
+            reinterpret_cast<unsigned char*>(buffer_->get()), context);
 }
 
 int NppFilter::run(CUdeviceptr in, int in_pitch, CUdeviceptr out, int out_pitch, int width,
