@@ -209,7 +209,8 @@ struct Walk {
       for (int j = 0; j < 4; ++j) staged_words[j] = next_inputs[j];
     }
     if constexpr (kDue != kNever) {  // not even compiled where no unit is due (compile time)
-      if (kLoadsInputs && !kStagedInputs && due) inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
+      if (kLoadsInputs && !kStagedInputs && due)
+        inputs = load_inputs<kMode != kBorderChecks>(target, l, unit);
       if (kNarrow && due)
         narrow_tiles<kUnitSlot, 0, kEarlyTiles>(load_lane, narrow, w, staged_words, narrow_alpha(l));
     }
