@@ -95,58 +95,44 @@ void* open_nppif(std::string& why) {
   return open_first_library({"libnppif.so." + major, dir + "libnppif.so." + major}, why);
 }
 
-// The 8-bit entry points `name` with C1R, C3R, C4R, by channel count; false where one is missing.
-bool find_filters(void* lib, const std::string& name, void* (&filters)[5]) {
+// libnppif's 8-bit entry points `name`_8u_C{1,3,4}R`suffix`, by channel count; its handle, or
+// nullptr with `why` where the library or one of them is missing.
+void* find_filters(const std::string& name, const std::string& suffix, void* (&filters)[5],
+                   std::string& why) {
+  void* lib = open_nppif(why);
+  if (!lib) return nullptr;
   for (int c : {1, 3, 4}) {
-    filters[c] = find_symbol(lib, (name + "_8u_C" + std::to_string(c) + "R_Ctx").c_str());
-    if (!filters[c]) return false;
+    filters[c] = find_symbol(lib, (name + "_8u_C" + std::to_string(c) + "R" + suffix).c_str());
+    if (!filters[c]) {
+      why = "libnppif has no " + name + "_8u_C{1,3,4}R" + suffix;
+      return nullptr;
+    }
   }
-  return true;
+  return lib;
 }
 
 }  // namespace
 
 std::optional<NppGauss> NppGauss::load(CUstream stream, std::string& why) {
-  void* lib = open_nppif(why);
-  if (!lib) return std::nullopt;
   NppGauss npp;
   npp.stream_ = stream;
-  if (!find_filters(lib, "nppiFilterGaussBorder", npp.filters_)) {
-    why = "libnppif has no nppiFilterGaussBorder_8u_C{1,3,4}R_Ctx";
-    return std::nullopt;
-  }
+  if (!find_filters("nppiFilterGaussBorder", "_Ctx", npp.filters_, why)) return std::nullopt;
   return npp;
 }
 
 std::optional<NppFilter> NppFilter::load(CUstream stream, std::string& why) {
-  void* lib = open_nppif(why);
-  if (!lib) return std::nullopt;
   NppFilter npp;
   npp.stream_ = stream;
-  if (!find_filters(lib, "nppiFilterBorder", npp.filters_)) {
-    why = "libnppif has no nppiFilterBorder_8u_C{1,3,4}R_Ctx";
-    return std::nullopt;
-  }
+  if (!find_filters("nppiFilterBorder", "_Ctx", npp.filters_, why)) return std::nullopt;
   return npp;
 }
 
 std::optional<NppUnsharp> NppUnsharp::load(CUstream stream, std::string& why) {
-  void* lib = open_nppif(why);
-  if (!lib) return std::nullopt;
   NppUnsharp npp;
   npp.stream_ = stream;
-  if (!find_filters(lib, "nppiFilterUnsharpBorder", npp.filters_)) {
-    why = "libnppif has no nppiFilterUnsharpBorder_8u_C{1,3,4}R_Ctx";
+  if (!find_filters("nppiFilterUnsharpBorder", "_Ctx", npp.filters_, why) ||
+      !find_filters("nppiFilterUnsharpGetBufferSize", "", npp.buffer_sizes_, why))
     return std::nullopt;
-  }
-  for (int c : {1, 3, 4}) {
-    npp.buffer_sizes_[c] =
-        find_symbol(lib, ("nppiFilterUnsharpGetBufferSize_8u_C" + std::to_string(c) + "R").c_str());
-    if (!npp.buffer_sizes_[c]) {
-      why = "libnppif has no nppiFilterUnsharpGetBufferSize_8u_C{1,3,4}R";
-      return std::nullopt;
-    }
-  }
   return npp;
 }
 
