@@ -2,7 +2,8 @@
 // 8-bit images: four weights times four neighbouring samples of a channel in one instruction
 // (dp4a: four byte products summed into a 32-bit integer), where matrix_dense.cu takes one
 // multiply-add for each. The sum is the same integer (exact; no order matters), and each output
-// is finished by Matrix8::finish_sample, the CPU twin's function, so the bytes are the CPU's.
+// is finished by Matrix8::finish_word (four of finish_sample, the CPU twin's function, at once),
+// so the bytes are the CPU's.
 //
 // A block's tile is GB_TILE_W (128) pixels across: its 32 x 8 threads each compute four
 // neighbouring pixels (a quad) of kRows rows. The block loads the tile with the matrix's reach
@@ -234,12 +235,7 @@ __device__ __forceinline__ void filter_channel(const unsigned (*plane)[kPlaneWor
   constexpr Policy::Numbers numbers = GB_FINISH_NUMBERS;  // constants: folded into the finish
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    unsigned word = 0;
-#pragma unroll
-    for (int c = 0; c < 4; ++c) {
-      word |= static_cast<unsigned>(Policy::finish_sample(sum[r][c], numbers)) << (8 * c);
-    }
-    result[r] = word;
+    result[r] = Policy::finish_word(sum[r][0], sum[r][1], sum[r][2], sum[r][3], numbers);
   }
 }
 

@@ -1,7 +1,7 @@
 // matrix_mma.cu — a convolution matrix not of rank one whose weights are bytes (-128..127), on
 // 8-bit images, on the integer tensor cores (sm_80 and later): what matrix_dp4a.cu computes, the
-// same exact sums, each output finished by Matrix8::finish_sample (the CPU twin's function), so
-// the bytes are the CPU's.
+// same exact sums, each four outputs finished by Matrix8::finish_word (finish_sample, the CPU
+// twin's function, of each), so the bytes are the CPU's.
 //
 // Each row of the matrix is a banded product. For output rows o = 0..15 of a warp and the 8
 // output bytes n of an N-tile, matrix row j adds
@@ -278,11 +278,8 @@ __device__ __forceinline__ void filter_tile(unsigned lane_at, unsigned alpha_at,
     unsigned w[4];
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
-      unsigned o[4];
-#pragma unroll
-      for (int f = 0; f < 4; ++f)
-        o[f] = Policy::finish_sample(static_cast<int>(acc[j][f]), numbers);
-      w[j] = pack_bytes(o[0], o[1], o[2], o[3]);
+      w[j] = Policy::finish_word(static_cast<int>(acc[j][0]), static_cast<int>(acc[j][1]),
+                                 static_cast<int>(acc[j][2]), static_cast<int>(acc[j][3]), numbers);
     }
     unsigned result[2][2];
     unit_rows(w, l.t, result);

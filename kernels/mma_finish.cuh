@@ -4,8 +4,8 @@
 // The unsharp mask's (the prelude defines GB_FINISH_NUMBERS, Unsharp8's numbers, and
 // GB_KEEP_ALPHA) is arithmetic.cuh's Unsharp8::mirrored of b - 2^23 and the input byte under the
 // output, whose byte 2 inverted is Unsharp8::finish_sample's; a matrix's (GB_FINISH_NUMBERS:
-// Matrix8's) is Matrix8::finish_sample of S: the functions the CPU twin and the other kernels
-// store through, so every path gives the same bytes.
+// Matrix8's) is Matrix8::finish_word of four S (finish_sample of each): the functions the CPU
+// twin and the other kernels store through, so every path gives the same bytes.
 //
 // The unsharp mask needs each output's input byte, and so does alpha kept as it is. The narrow
 // kernels read them from the staged input, in the order of the narrow product's results
@@ -142,14 +142,6 @@ __device__ __forceinline__ void staged_inputs(unsigned slot, const StagedLanes& 
   }
 }
 
-#ifdef GB_EXACT_SUMS
-// One output byte of a matrix from its exact sum S (mod 2^32).
-__device__ __forceinline__ unsigned char finish_sample(unsigned b, unsigned char in) {
-  (void)in;
-  constexpr gb_arith::MatrixScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
-  return gb_arith::Matrix8::finish_sample(static_cast<int>(b), numbers);  // |S| < 2^31
-}
-#endif
 
 // The word whose byte k is 0xff where bit k of `bits` is set.
 __host__ __device__ constexpr unsigned byte_mask(unsigned bits) {
@@ -167,14 +159,13 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
   (void)alpha;
   return __byte_perm(__byte_perm(b0, b1, 0x0073), __byte_perm(b2, b3, 0x0073), 0x5410);
 #elif defined(GB_EXACT_SUMS)
-  const unsigned b[4] = {b0, b1, b2, b3};
-  unsigned o[4];
-#pragma unroll
-  for (int k = 0; k < 4; ++k) {
-    const unsigned char v = static_cast<unsigned char>(in >> (8 * k));
-    o[k] = kKeepAlpha && ((alpha >> k) & 1u) ? v : finish_sample(b[k], v);
-  }
-  return pack_bytes(o[0], o[1], o[2], o[3]);  // three byte permutes for the word
+  constexpr gb_arith::MatrixScale numbers = GB_FINISH_NUMBERS;  // constants: folded in
+  // |S| < 2^31: the sums as i32
+  const unsigned word = gb_arith::Matrix8::finish_word(static_cast<int>(b0), static_cast<int>(b1),
+                                                       static_cast<int>(b2), static_cast<int>(b3),
+                                                       numbers);
+  const unsigned kept = kKeepAlpha ? byte_mask(alpha) : 0u;
+  return (word & ~kept) | (in & kept);
 #else
   // The unsharp mask: byte 2 of each mirrored z (Unsharp8::mirrored) is 255 - out, so the word
   // of those four bytes, inverted, is the output; alpha bytes kept take the input's instead. A

@@ -37,11 +37,6 @@ __device__ __forceinline__ void quad_transpose(unsigned (&w)[4], int t) {
   }
 }
 
-// Four output bytes (the low byte of each of o0 .. o3) as one word, byte k from o_k.
-__device__ __forceinline__ unsigned pack_bytes(unsigned o0, unsigned o1, unsigned o2, unsigned o3) {
-  return __byte_perm(__byte_perm(o0, o1, 0x0040), __byte_perm(o2, o3, 0x0040), 0x5410);
-}
-
 // The lane's 8 consecutive output bytes 8t .. 8t + 7 of rows g (result[0]) and g + 8
 // (result[1]) of a unit of four N-tiles, from w[j]: N-tile j's bytes of row g (its outputs 8j +
 // 2t, + 1), then of row g + 8 (an m16n8 product's c0 .. c3, finished to bytes).

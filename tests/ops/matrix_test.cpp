@@ -263,6 +263,37 @@ TEST_CASE("the narrow finish divides by one high multiply only where it is exact
   CHECK_FALSE(gb_arith::one_multiply_divides(gb_arith::MatrixScale{1, 0, 1, 4080}));  // n = 1
 }
 
+TEST_CASE("the narrow quotient is the floor at or above 0 and at most 0 below", "[matrix]") {
+  // narrow_quotient, whose clamp the kernels take four at a time (Matrix8::finish_word): a power
+  // of two's shift, one signed high multiply, or the unsigned division of max(t + h, 0).
+  for (const gb_arith::MatrixScale m :
+       {gb_arith::MatrixScale{1, 0, 1, 4080}, gb_arith::MatrixScale{1, 0, 16, 4088},
+        gb_arith::MatrixScale{1, 0, 3, 1 << 28}, gb_arith::MatrixScale{1, 0, 52, 31620},
+        gb_arith::MatrixScale{1, 0, 961, 245055}, gb_arith::MatrixScale{1, 0, 1000, 1 << 29},
+        gb_arith::MatrixScale{1, 0, 7, 1 << 29}}) {
+    CAPTURE(m.denominator, m.reach);
+    const long long top = m.reach + m.denominator / 2;
+    for (long long t = -top; t <= top; t += t > -100000 && t < 100000 ? 1 : 9973) {
+      const int q = gb_arith::narrow_quotient(static_cast<int>(t), m);
+      if (t >= 0) {
+        REQUIRE(q == t / m.denominator);
+      } else {
+        REQUIRE(q <= 0);
+      }
+    }
+  }
+  // The word of four is finish_sample's bytes, byte k from sum k (the host's form; the kernels'
+  // cvt.pack.sat is held to it by the [gpu] tests).
+  const gb_arith::MatrixScale m{1, 0, 52, 31620};
+  for (int s = -20000; s <= 20000; s += 37) {
+    const std::uint32_t word = gb_arith::Matrix8::finish_word(s, s + 1, -s, 2 * s, m);
+    REQUIRE((word & 255u) == gb_arith::Matrix8::finish_sample(s, m));
+    REQUIRE(((word >> 8) & 255u) == gb_arith::Matrix8::finish_sample(s + 1, m));
+    REQUIRE(((word >> 16) & 255u) == gb_arith::Matrix8::finish_sample(-s, m));
+    REQUIRE((word >> 24) == gb_arith::Matrix8::finish_sample(2 * s, m));
+  }
+}
+
 TEST_CASE("past the exact form's bounds, fixed point with its error below half a level",
           "[matrix]") {
   SECTION("many digits: the 8-bit sums take fixed point, the 16-bit ones stay exact") {
