@@ -43,6 +43,16 @@ GB_HD_CONSTEXPR bool takes(int channels, int radius_x, int radius_y) {
   return channels * radius_x <= kMaxReach && radius_y <= kMaxRadiusY;
 }
 GB_HD_CONSTEXPR bool aligned_windows(int reach) { return reach <= kMaxAlignedReach; }
+// The image bytes a warp's buffer holds before its first output x0: where windows are aligned
+// they start 8 bytes before a pair of N-tiles' outputs (matrix_mma.cu), so 8, and its rows are
+// copied in pieces of 8 bytes (the buffer's 16-byte boundaries, where ldmatrix reads, are 8 bytes
+// off the image's); else kPad, in pieces of 16.
+GB_HD_CONSTEXPR int buffer_lead(int reach) { return aligned_windows(reach) ? 8 : kPad; }
+GB_HD_CONSTEXPR int piece_bytes(int reach) { return aligned_windows(reach) ? 8 : 16; }
+// Pieces of a loaded row: the windows reach 8 bytes past the warp's outputs (aligned), else kPad.
+GB_HD_CONSTEXPR int load_pieces(int reach) {
+  return (kWarpBytes + (aligned_windows(reach) ? 16 : 2 * kPad)) / piece_bytes(reach);
+}
 GB_HD_CONSTEXPR int load_rows(int radius_y) { return kTileRows + 2 * radius_y; }
 GB_HD_CONSTEXPR int buffer_bytes(int radius_y) { return load_rows(radius_y) * kRowStride; }
 GB_HD_CONSTEXPR int shared_bytes(int radius_y) { return kWarps * buffer_bytes(radius_y); }

@@ -139,6 +139,10 @@ template <bool kThroughL1>
 __device__ __forceinline__ void cp_async16(unsigned address, const unsigned char* src) {
   cp_async16_if<kThroughL1>(address, src, true);
 }
+// An 8-byte copy from global to shared memory (through L1: .cg takes 16 bytes only).
+__device__ __forceinline__ void cp_async8(unsigned address, const unsigned char* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(address), "l"(src) : "memory");
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -153,6 +157,10 @@ __device__ __forceinline__ void store_global8(unsigned char* p, unsigned w0, uns
   asm volatile("st.global.v2.u32 [%0], {%1, %2};" ::"l"(__cvta_generic_to_global(p)), "r"(w0),
                "r"(w1)
                : "memory");
+}
+
+__device__ __forceinline__ void store_global4(unsigned char* p, unsigned w) {
+  asm volatile("st.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(w) : "memory");
 }
 
 // Hides a value's origin from the compiler, so that a pointer carried from step to step stays
