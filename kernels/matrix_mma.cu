@@ -13,10 +13,12 @@
 // dense kernel's integers.
 //
 // Where the matrix reaches at most 8 bytes each side (gray up to 17 wide, RGB and RGBA up to 5),
-// the N-tiles' columns are laid out so that no lane needs another's results: N-tile j's column n
-// is output byte 16 (j / 2) + 2 (j % 2) + 4 (n / 2) + n % 2 of the step, so lane t's results
-// (columns 2t, 2t + 1) of N-tiles 2h and 2h + 1 are bytes 16h + 4t .. + 3 of its two rows, a word
-// it stores as it is. Each N-tile's outputs then span 14 bytes, and with their reach lie in the
+// the N-tiles' columns are laid out so that a lane's results need little moving: N-tile j's
+// column n is output byte 16 (j / 2) + 2 (j % 2) + 4 (n / 2) + n % 2 of the step, so lane t's
+// results (columns 2t, 2t + 1) of N-tiles 2h and 2h + 1 are bytes 16h + 4t .. + 3 of its two
+// rows, one word each, and lanes t and t ^ 1 swap one word a row for 8 consecutive bytes (one
+// shuffle a row where a transposition among four lanes took two shuffles and four selects
+// each). Each N-tile's outputs then span 14 bytes, and with their reach lie in the
 // window from 8 bytes before the first of N-tiles 2h and 2h + 1 (two sets of B fragments, for
 // leads of 8 and 10 bytes): one window for each pair, loaded by one ldmatrix, whose rows must
 // start on 16-byte boundaries of shared memory. So the warp's buffer is laid 8 bytes off the
@@ -267,58 +269,62 @@ constexpr bool kKeepAlpha = GB_KEEP_ALPHA != 0;
 static_assert(!kKeepAlpha || kChannels == 2 || kChannels == 4, "alpha is the last of 2 or 4");
 constexpr unsigned kAlphaMask = kChannels == 4 ? 0xff000000u : 0xff00ff00u;
 
-// The bytes a lane stores of each of its rows at a step: aligned, two words 16 bytes apart
-// (bytes 4t .. and 16 + 4t ..); else 8 consecutive bytes from 8t.
-constexpr int kLaneWords = kAligned ? 2 : 1;
-constexpr int kWordBytes = kAligned ? 4 : 8;
-constexpr int kWordStride = 16;  // aligned: between a lane's two words
+// Every lane stores 8 consecutive bytes of each of its two rows a step (one 64-bit store, whose
+// 32 bytes of a row lie in one sector: 32-bit stores, one word of each of a lane's two 16-byte
+// halves, cost the L1 twice the requests, and with the loads of the windows those requests are
+// what a step waits on). The lane's first byte of them, from the step's: aligned (see
+// finish_step), 4t where t is even and 4t + 12 where it is odd; else 8t.
+__host__ __device__ constexpr int lane_byte_of(int t) {
+  return kAligned ? (t & 1 ? 4 * t + 12 : 4 * t) : 8 * t;
+}
 
-// Stores the lane's words of a step at the image's edges: rows y and y + 8 from byte column x
-// (aligned: words of 4 bytes at x and x + 16; else 8 bytes at x), only what lies in the image (a
-// row may end inside a word). Not unrolled: few steps take it, and unrolled it would be most of
-// the kernel's code.
+// Stores the lane's bytes of a step at the image's edges: 8 from byte column x of rows y and y +
+// 8, only what lies in the image (a row may end inside them). Not unrolled: few steps take it,
+// and unrolled it would be most of the kernel's code.
 __device__ __forceinline__ void store_edge(unsigned char* __restrict__ out, int pitch, bool aligned,
                                            int x, int y, int row_bytes, int height,
                                            const unsigned (&result)[2][2]) {
 #pragma unroll 1
-  for (int k = 0; k < 2 * kLaneWords; ++k) {
-    const int half = k / kLaneWords, i = k % kLaneWords;
-    const int at = x + i * kWordStride, row = y + 8 * half;
-    const unsigned w0 = half ? (i ? result[1][1] : result[1][0]) : (i ? result[0][1] : result[0][0]);
-    const unsigned w1 = half ? result[1][1] : result[0][1];  // the 8-byte word's second half
-    if (row >= height || at >= row_bytes) continue;
-    unsigned char* dst = out + static_cast<size_t>(row) * pitch + at;
-    if (aligned && at + kWordBytes <= row_bytes) {
-      if constexpr (kWordBytes == 4) {
-        store_global4(dst, w0);
-      } else {
-        store_global8(dst, w0, w1);
-      }
+  for (int half = 0; half < 2; ++half) {
+    const int row = y + 8 * half;
+    const unsigned w0 = half ? result[1][0] : result[0][0];
+    const unsigned w1 = half ? result[1][1] : result[0][1];
+    if (row >= height || x >= row_bytes) continue;
+    unsigned char* dst = out + static_cast<size_t>(row) * pitch + x;
+    if (aligned && x + 8 <= row_bytes) {
+      store_global8(dst, w0, w1);
       continue;
     }
 #pragma unroll 1
-    for (int s = 0; s < kWordBytes && at + s < row_bytes; ++s)
+    for (int s = 0; s < 8 && x + s < row_bytes; ++s)
       dst[s] = static_cast<unsigned char>((s < 4 ? w0 : w1) >> (8 * (s % 4)));
   }
 }
 
-// The lane's finished words of a step: result[half][i], rows g (half 0) and g + 8, its i-th
-// word (aligned: bytes 16 i + 4t ..; else words i = 0, 1 of bytes 8t ..).
+// The lane's finished bytes of a step: result[half], rows g (half 0) and g + 8, 8 consecutive
+// bytes from lane_byte_of(t).
 __device__ __forceinline__ void finish_step(const unsigned (&acc)[4][4], int t,
                                             unsigned (&result)[2][2]) {
   constexpr Policy::Numbers numbers = GB_FINISH_NUMBERS;  // constants: folded into the finish
   if constexpr (kAligned) {
-    // N-tiles 2h and 2h + 1 hold bytes 16h + 4t, + 1 and 16h + 4t + 2, + 3 (first_output).
+    // N-tiles 2h and 2h + 1 hold bytes 16h + 4t, + 1 and 16h + 4t + 2, + 3 (first_output): a
+    // word w_h of each row. Lanes t and t ^ 1 swap one word: an even lane keeps its w_0 and
+    // takes its partner's (bytes 4t + 4 ..), an odd one takes its partner's w_1 before its own.
+    const bool odd = (t & 1) != 0;
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
+    for (int half = 0; half < 2; ++half) {
+      unsigned w[2];
 #pragma unroll
-      for (int half = 0; half < 2; ++half) {
+      for (int h = 0; h < 2; ++h) {
         const unsigned(&a)[4] = acc[2 * h];
         const unsigned(&b)[4] = acc[2 * h + 1];
-        result[half][h] = Policy::finish_word(
-            static_cast<int>(a[2 * half]), static_cast<int>(a[2 * half + 1]),
-            static_cast<int>(b[2 * half]), static_cast<int>(b[2 * half + 1]), numbers);
+        w[h] = Policy::finish_word(static_cast<int>(a[2 * half]), static_cast<int>(a[2 * half + 1]),
+                                   static_cast<int>(b[2 * half]),
+                                   static_cast<int>(b[2 * half + 1]), numbers);
       }
+      const unsigned got = __shfl_xor_sync(0xffffffffu, odd ? w[0] : w[1], 1);
+      result[half][0] = odd ? got : w[0];
+      result[half][1] = odd ? w[1] : got;
     }
   } else {
     unsigned w[4];
@@ -341,7 +347,7 @@ __device__ __forceinline__ void filter_tile(unsigned lane_at, unsigned alpha_at,
                                             int height) {
   // Both of the lane's rows and the whole tile across in the image: its stores need no checks.
   const bool inside = out_aligned && y + 8 < height && x + kWarpBytes <= row_bytes;
-  const int lane_byte = kAligned ? 4 * l.t : 8 * l.t;
+  const int lane_byte = lane_byte_of(l.t);
   unsigned char* lane_out =
       out + static_cast<size_t>(y < height ? y : 0) * pitch + (inside ? x + lane_byte : 0);
   const size_t eight_rows = 8 * static_cast<size_t>(pitch);
@@ -381,28 +387,14 @@ __device__ __forceinline__ void filter_tile(unsigned lane_at, unsigned alpha_at,
     if constexpr (kKeepAlpha) {
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
-        const unsigned at = alpha_at + 32 * u + 8 * half * kRowStride;
-        if constexpr (kAligned) {
-          const unsigned v0 = lds32(at), v1 = lds32(at + kWordStride);
-          result[half][0] = (result[half][0] & ~kAlphaMask) | (v0 & kAlphaMask);
-          result[half][1] = (result[half][1] & ~kAlphaMask) | (v1 & kAlphaMask);
-        } else {
-          const uint2 v = lds64(at);
-          result[half][0] = (result[half][0] & ~kAlphaMask) | (v.x & kAlphaMask);
-          result[half][1] = (result[half][1] & ~kAlphaMask) | (v.y & kAlphaMask);
-        }
+        const uint2 v = lds64(alpha_at + 32 * u + 8 * half * kRowStride);
+        result[half][0] = (result[half][0] & ~kAlphaMask) | (v.x & kAlphaMask);
+        result[half][1] = (result[half][1] & ~kAlphaMask) | (v.y & kAlphaMask);
       }
     }
     if (inside) {
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        if constexpr (kAligned) {
-          store_global4(lane_out + half * eight_rows, result[half][0]);
-          store_global4(lane_out + half * eight_rows + kWordStride, result[half][1]);
-        } else {
-          store_global8(lane_out + half * eight_rows, result[half][0], result[half][1]);
-        }
-      }
+      store_global8(lane_out, result[0][0], result[0][1]);
+      store_global8(lane_out + eight_rows, result[1][0], result[1][1]);
     } else {
       store_edge(out, pitch, out_aligned, x + lane_byte, y, row_bytes, height, result);
     }
@@ -437,9 +429,9 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, gb_matrix_mma::kM
   const int lane_byte = kAligned ? 16 * (lane >> 4) : 4 * l.t;
   const unsigned output_at = kBufferLead;  // the buffer's byte of the warp's first output
   const unsigned lane_offset = lane_row * kRowStride + output_at + lane_byte;
-  const unsigned alpha_offset = (l.g + kRadiusY) * kRowStride + output_at + kWordBytes * l.t;
+  const unsigned alpha_offset = (l.g + kRadiusY) * kRowStride + output_at + lane_byte_of(l.t);
   const bool out_aligned =
-      ((reinterpret_cast<size_t>(out) | static_cast<size_t>(out_pitch)) & (kWordBytes - 1)) == 0;
+      ((reinterpret_cast<size_t>(out) | static_cast<size_t>(out_pitch)) & 7) == 0;
   cp_async_wait<0>();
   __syncwarp();
   filter_tile(buffer + lane_offset, buffer + alpha_offset, weights, l, out, out_pitch, out_aligned,

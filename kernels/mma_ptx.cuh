@@ -159,10 +159,6 @@ __device__ __forceinline__ void store_global8(unsigned char* p, unsigned w0, uns
                : "memory");
 }
 
-__device__ __forceinline__ void store_global4(unsigned char* p, unsigned w) {
-  asm volatile("st.global.u32 [%0], %1;" ::"l"(__cvta_generic_to_global(p)), "r"(w) : "memory");
-}
-
 // Hides a value's origin from the compiler, so that a pointer carried from step to step stays
 // in its register instead of being worked out again from the kernel's parameters every step.
 template <typename T>
