@@ -326,9 +326,11 @@ std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVarian
   const bool automatic = requested == KernelVariant::kAuto;
   if (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)) {
     // Auto takes the tensor cores where they were measured faster than dp4a, or as fast: gray and
-    // RGB; on RGBA dp4a was as fast or faster (bench/RESULTS.md, run 85), and two channels were
+    // RGB, and RGBA 5 wide (its windows aligned, no transposition: bench/RESULTS.md, runs 95-96);
+    // on RGBA 3 wide the two were as fast, 7 wide dp4a was faster (run 85), and two channels were
     // not measured.
-    const bool tensor_first = spec.channels == 1 || spec.channels == 3;
+    const bool tensor_first = spec.channels == 1 || spec.channels == 3 ||
+                              (spec.channels == 4 && spec.matrix.radius_x() == 2);
     if ((automatic && tensor_first) || requested == KernelVariant::kDenseMma) {
       if (auto tensor = dense_mma_schedule(spec, format, arch)) return tensor;
     }

@@ -208,9 +208,12 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, 
   CHECK(variant(zeros(17, 3)) == KernelVariant::kDense);
   CHECK(variant(zeros(3, 17)) == KernelVariant::kDense);
   CHECK(choose_schedule(matrix_spec(zeros(13, 3), 1)).variant == KernelVariant::kDenseMma);
-  // Auto takes them on gray and RGB; on two channels and RGBA, dp4a (measured as fast or faster
-  // there), though the tensor cores take 7 wide on RGBA when asked.
+  // Auto takes them on gray and RGB, and RGBA 5 wide; on two channels and other RGBA, dp4a
+  // (measured as fast or faster there), though the tensor cores take 7 wide on RGBA when asked.
   CHECK(choose_schedule(matrix_spec(zeros(7, 3), 4)).variant == KernelVariant::kDp4a);
+  CHECK(choose_schedule(matrix_spec(zeros(3, 3), 4)).variant == KernelVariant::kDp4a);
+  CHECK(choose_schedule(matrix_spec(zeros(5, 5), 4)).variant == KernelVariant::kDenseMma);
+  CHECK(choose_schedule(matrix_spec(zeros(5, 9), 4)).variant == KernelVariant::kDenseMma);
   CHECK(choose_schedule(matrix_spec(zeros(5, 5), 2)).variant == KernelVariant::kDp4a);
   CHECK(choose_schedule(matrix_spec(zeros(7, 3), 4), KernelVariant::kDenseMma).variant ==
         KernelVariant::kDenseMma);
