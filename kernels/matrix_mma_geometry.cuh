@@ -12,8 +12,8 @@
 namespace gb_matrix_mma {
 
 // Each warp filters one tile of kTileRows x kWarpBytes output bytes: it copies the tile's input
-// rows with the reach (kPad bytes each side, rows kRowStride apart) into its own buffer, waits,
-// and multiplies. A block is kWarps such tiles side by side, with no block barrier. A warp that
+// rows with the reach (up to kPad bytes each side, rows kRowStride apart; buffer_lead below)
+// into its own buffer, waits, and multiplies. A block is kWarps such tiles side by side, with no block barrier. A warp that
 // walked down a column of tiles, the next one's copies in flight while it multiplied, was slower
 // the longer its walk, and so was a block walking a strip (bench/RESULTS.md, runs 74-84): what
 // hides the copies' latency is more warps resident (kMinBlocks), not a walk.
