@@ -126,8 +126,8 @@ struct KernelSchedule {
 /// variant that can (never nullopt). The Gaussian may take any variant but kDense, kDp4a,
 /// kDenseMma and kSeparable; the 8-bit unsharp mask and an 8-bit matrix of rank one take kMma
 /// where it applies (interleaved), else kSeparable where its tile fits shared memory, else
-/// kGeneral; a matrix not of rank one takes kDenseMma where it applies to gray or RGB, else
-/// kDp4a, else kDense.
+/// kGeneral; a matrix not of rank one takes kDenseMma where it applies to gray or RGB (or RGBA
+/// 5 wide), else kDp4a, else kDense.
 /// `layout` applies to the tensor-core kernel of more than one channel (kAuto: the faster for
 /// the spec).
 std::optional<KernelSchedule> find_schedule(const FilterSpec& spec, KernelVariant requested,
