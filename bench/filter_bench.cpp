@@ -78,13 +78,13 @@ std::vector<Filter> filters() {
   };
 }
 
-BlurParameters parameters_of(const Filter& f) {
+BlurParameters parameters_of(const Filter& f, double amount) {
   BlurParameters p;
   if (f.matrix.empty()) {
     p.operation = f.blur_only ? Operation::kGaussian : Operation::kUnsharp;
     p.size.x = {f.size, f.sigma, "bench"};
     p.size.y = p.size.x;
-    p.unsharp = {1.0, 0.0};
+    p.unsharp = {amount, 0.0};
     return p;
   }
   std::vector<std::vector<double>> rows;
@@ -134,6 +134,7 @@ struct Config {
   std::string only;  // rows whose name holds this
   KernelVariant kernel = KernelVariant::kAuto;
   std::string source;  // experiment: a file compiled in place of each row's generated source
+  double amount = 1.0;  // the unsharp rows' AMOUNT (a multiply where it is not a power of two)
 };
 
 // The integer a source's `#define NAME N` line gives, or `otherwise` where it has none.
@@ -165,7 +166,7 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
                const GpuInfo& gpu, const cuda::Stream& stream, NppPeers& npp, double copy_ms,
                const Config& config) {
   const int iters = config.iters;
-  const FilterSpec spec = make_blur_spec(parameters_of(f), channels);
+  const FilterSpec spec = make_blur_spec(parameters_of(f, config.amount), channels);
   if (!find_schedule(spec, config.kernel, SampleFormat::k8, gpu.arch.number())) return;
   GeneratedKernel kernel =
       generate_kernel(spec, config.kernel, SampleFormat::k8, gpu.arch.number());
@@ -204,7 +205,7 @@ void print_row(const Filter& f, const Size& size, int channels, const RotatingBu
   int status = 0;
   double n = 0;
   if (npp.unsharp && f.matrix.empty() && !f.blur_only) {
-    const BlurParameters p = parameters_of(f);
+    const BlurParameters p = parameters_of(f, config.amount);
     n = median_ms(stream, 3, iters, [&](std::size_t i) {
       status |= npp.unsharp->run(b.input(i), pitch, b.output(i), pitch, size.width, size.height,
                                  channels, static_cast<float>(f.size / 2),
@@ -248,9 +249,10 @@ int run(const Config& config) {
   std::printf(
       "device: %s (%s); NPP: %s\nms per image: median of %d, CUDA events, buffers "
       "rotating over > 4x L2; x copy = time / the device copy's; GB/s = bytes read and "
-      "written once / time; 8-bit, border clamp (NPP: replicate)\n\n",
+      "written once / time; 8-bit, border clamp (NPP: replicate); unsharp AMOUNT %g\n\n",
       gpu.info.name.c_str(), gpu.info.arch.sm().c_str(),
-      npp.filter ? (npp.unsharp ? "loaded" : unsharp_why.c_str()) : why.c_str(), config.iters);
+      npp.filter ? (npp.unsharp ? "loaded" : unsharp_why.c_str()) : why.c_str(), config.iters,
+      config.amount);
   std::printf(
       "| filter | size | C | copy ms | gpublur ms | x copy | GB/s | kernel | NPP ms | "
       "NPP/gpublur | check |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
@@ -286,6 +288,8 @@ int main(int argc, char** argv) {
   app.add_option("--kernel", kernel, "run each row on this kernel where it can (else skip it)");
   app.add_option("--source", config.source,
                  "experiment: compile this file in place of each row's generated source");
+  app.add_option("--amount", config.amount, "the unsharp rows' AMOUNT (THRESHOLD 0)")
+      ->check(CLI::Range(0.0, 10.0));
   CLI11_PARSE(app, argc, argv);
   const auto variant = gpublur::kVariantNames.parse(kernel);
   if (!variant) {

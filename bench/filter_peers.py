@@ -30,6 +30,7 @@ def random_matrix(side, seed):
 MATRICES = {
     "edges 3x3": np.array([[-1, -1, -1], [-1, 8, -1], [-1, -1, -1]], np.float64),
     "Sobel 3x3 (rank one)": np.array([[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]], np.float64),
+    "random 5x5": random_matrix(5, 4),
     "random 9x9": random_matrix(9, 1),
     "random 31x31": random_matrix(31, 3),
 }
