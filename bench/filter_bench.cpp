@@ -50,11 +50,13 @@ struct Filter {
   bool blur_only = false;  // the Gaussian blur itself, the reference the unsharp mask's row has
 };
 
-std::vector<std::vector<int>> random_matrix(int side, unsigned seed) {
+// Weights from -spread to spread (5: bytes; 2000: two byte planes on dp4a), one larger.
+std::vector<std::vector<int>> random_matrix(int side, unsigned seed, int spread = 5) {
   std::mt19937 rng(seed);
   std::vector<std::vector<int>> m(static_cast<std::size_t>(side));
   for (auto& row : m) {
-    for (int i = 0; i < side; ++i) row.push_back(static_cast<int>(rng() % 11) - 5);
+    for (int i = 0; i < side; ++i)
+      row.push_back(static_cast<int>(rng() % static_cast<unsigned>(2 * spread + 1)) - spread);
   }
   m[0][0] += 50;  // not of rank one
   return m;
@@ -72,6 +74,7 @@ std::vector<Filter> filters() {
       {"random 9x9", random_matrix(9, 1)},
       {"random 15x15", random_matrix(15, 2)},
       {"random 31x31", random_matrix(31, 3)},
+      {"random 31x31 of two bytes", random_matrix(31, 3, 2000)},
       {"Gaussian 7x7 sigma 1.5 (the blur)", {}, 7, 1.5, true},
       {"unsharp 7x7 sigma 1.5", {}, 7, 1.5},
       {"unsharp 31x31 sigma 5", {}, 31, 5.0},

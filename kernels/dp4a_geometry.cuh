@@ -16,10 +16,13 @@
 namespace gb_dp4a {
 
 constexpr int kTileW = 128;  // pixels a block across: a warp of quads
-// The largest radius it takes on either axis: its loops are unrolled whole (each weight a
-// constant), and the compiler's time grows with them, to many seconds at 31x31 (nvcc's, measured
-// on the development machine: bench/RESULTS.md; NVRTC is the same compiler).
-constexpr int kMaxRadius = 7;
+// The largest radius it takes on either axis: the largest dense matrix's (31x31).
+constexpr int kMaxRadius = 15;
+// The most chunk words (matrix rows x chunks a row x the weights' byte planes) whose loops are
+// unrolled whole, each word an immediate: 15x15 of byte weights. The compiler's time grows with
+// them, to many seconds at 31x31 (nvcc's, measured on the development machine:
+// bench/RESULTS.md; NVRTC is the same compiler), so larger matrices take the tile's rows in a loop.
+constexpr int kUnrolledChunkRows = 60;
 
 GB_HD_CONSTEXPR int size_of(int radius) { return 2 * radius + 1; }
 GB_HD_CONSTEXPR int chunks(int size) { return (size + 3) / 4; }

@@ -77,6 +77,7 @@ namespace gb {
 
 typedef gb_arith::GB_POLICY Policy;
 static_assert(sizeof(Policy::Sample) == 1, "8-bit samples");
+static_assert(byte_weights(), "the weights are signed bytes (codegen checks them)");
 
 constexpr int kTileRows = gb_matrix_mma::kTileRows;
 constexpr int kTileBytes = gb_matrix_mma::kTileBytes;

@@ -8,6 +8,7 @@
 #include "base/errors.hpp"
 #include "dp4a_geometry.cuh"
 #include "matrix_mma_geometry.cuh"
+#include "ops/matrix.hpp"
 #include "tile_rows.cuh"
 
 namespace gpublur {
@@ -224,26 +225,22 @@ KernelSchedule dense_schedule(const FilterSpec& spec, SampleFormat format) {
   return s;
 }
 
-// kDp4a's, where it takes the matrix: 8-bit images, every weight a signed byte, a radius up to
-// gb_dp4a::kMaxRadius each way, an architecture with dp4a (sm_61 on); a tile of 128 x 32 pixels,
-// whose planes fit static shared memory at that radius on four channels (a taller tile shares each
+// kDp4a's, where it takes the matrix: 8-bit images (any weight of Matrix8's, as byte planes: one
+// dp4a a plane), on an architecture with dp4a (sm_61 on); a tile of 128 x 32 pixels, whose planes
+// fit static shared memory at the largest radius on four channels (a taller tile shares each
 // thread's loaded rows and windows among more outputs, but 128 x 64 ran slower on an H100, its
 // threads' registers halving the blocks an SM holds: bench/RESULTS.md).
 constexpr int kDp4aTileH = 32;
 static_assert(gb_dp4a::shared_bytes(4, gb_dp4a::kMaxRadius, gb_dp4a::kMaxRadius, kDp4aTileH) <=
                   kSharedLimit,
               "dp4a's planes fit static shared memory");
-std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat format,
-                                            int arch) {
-  const IntegerMatrix<std::int32_t>& m = spec.matrix.q8;
+static_assert(2 * gb_dp4a::kMaxRadius + 1 >= kMaxDenseMatrix, "dp4a takes every dense matrix");
+std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat format, int arch) {
   const int rx = spec.matrix.radius_x(), ry = spec.matrix.radius_y();
   if (format != SampleFormat::k8 || (arch != 0 && arch < 61) || rx > gb_dp4a::kMaxRadius ||
       ry > gb_dp4a::kMaxRadius) {
     return std::nullopt;
   }
-  const bool bytes = std::all_of(m.weights.begin(), m.weights.end(),
-                                 [](std::int32_t w) { return w >= -128 && w <= 127; });
-  if (!bytes) return std::nullopt;
   KernelSchedule s;
   s.variant = KernelVariant::kDp4a;
   s.block_threads = 256;
@@ -252,17 +249,21 @@ std::optional<KernelSchedule> dp4a_schedule(const FilterSpec& spec, SampleFormat
   return s;
 }
 
-// kDenseMma's, where it takes the matrix: dp4a's matrices (8-bit images, byte weights) on sm_80
-// and later whose reach across, radius x channels bytes, fits one k32 window with an N-tile's 8
-// outputs (12 bytes) and whose rows' B fragments stay in registers (9 rows); a block of four
-// warps' tiles, 16 rows x 512 bytes (gb_matrix_mma), their input with the reach in static shared
-// memory.
+// kDenseMma's, where it takes the matrix: 8-bit images, every weight a signed byte (-128 to 127),
+// on sm_80 and later, whose reach across, radius x channels bytes, fits one k32 window with an
+// N-tile's 8 outputs (12 bytes) and whose rows' B fragments stay in registers (9 rows); a block
+// of four warps' tiles, 16 rows x 512 bytes (gb_matrix_mma), their input with the reach in
+// static shared memory.
 static_assert(gb_matrix_mma::shared_bytes(gb_matrix_mma::kMaxRadiusY) <= kSharedLimit,
               "dense-mma's tile fits static shared memory");
 std::optional<KernelSchedule> dense_mma_schedule(const FilterSpec& spec, SampleFormat format,
                                                  int arch) {
   if (arch != 0 && arch < 80) return std::nullopt;
   if (!gb_matrix_mma::takes(spec.channels, spec.matrix.radius_x(), spec.matrix.radius_y())) {
+    return std::nullopt;
+  }
+  const std::vector<std::int32_t>& w = spec.matrix.q8.weights;
+  if (!std::all_of(w.begin(), w.end(), [](std::int32_t v) { return v >= -128 && v <= 127; })) {
     return std::nullopt;
   }
   auto s = dp4a_schedule(spec, format, arch);
@@ -402,8 +403,7 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
   const std::string kernel = "--kernel " + std::string(variant_name(requested));
   if (requested == KernelVariant::kDp4a) {
     throw UsageError(
-        "--kernel dp4a runs a convolution matrix not of rank one on 8-bit images, every weight "
-        "(as scaled to integers) from -128 to 127, at most " +
+        "--kernel dp4a runs a convolution matrix not of rank one on 8-bit images, at most " +
         std::to_string(2 * gb_dp4a::kMaxRadius + 1) + "x" +
         std::to_string(2 * gb_dp4a::kMaxRadius + 1) + ", on sm_61 and later; " +
         (spec.operation == Operation::kMatrix && !separable_matrix(spec, format)
@@ -412,8 +412,8 @@ KernelSchedule choose_schedule(const FilterSpec& spec, KernelVariant requested, 
   }
   if (requested == KernelVariant::kDenseMma) {
     throw UsageError(
-        "--kernel dense-mma runs dp4a's matrices (not of rank one, 8-bit images, every weight "
-        "from -128 to 127) on sm_80 and later, at most " +
+        "--kernel dense-mma runs a matrix not of rank one on 8-bit images, every weight (as "
+        "scaled to integers) from -128 to 127, on sm_80 and later, at most " +
         std::to_string(2 * gb_matrix_mma::kMaxRadiusY + 1) +
         " rows, its radius across times the channels at most " +
         std::to_string(gb_matrix_mma::kMaxReach) + "; " +

@@ -27,9 +27,9 @@ enum class KernelVariant {
   kGeneral,  // kernels/blur_general.cu: two launches, any sample type, premultiplied alpha
   kDense,    // kernels/matrix_dense.cu: a convolution matrix not of rank one, one 2-D pass
   kSeparable,  // kernels/separable_tile.cu: kGeneral's passes in one launch, through shared memory
-  kDp4a,  // kernels/matrix_dp4a.cu: kDense for byte weights on 8-bit images, four products at once
-  kDenseMma,  // kernels/matrix_mma.cu: kDp4a's matrices on the tensor cores (sm_80+), a reach of
-              // at most 12 bytes across (radius x channels) and 9 rows
+  kDp4a,       // kernels/matrix_dp4a.cu: kDense on 8-bit images, four products at once
+  kDenseMma,   // kernels/matrix_mma.cu: kDp4a's of byte weights on the tensor cores (sm_80+), a
+               // reach of at most 12 bytes across (radius x channels) and 9 rows
 };
 
 inline constexpr NameTable<KernelVariant, 10> kVariantNames{{{
@@ -44,17 +44,17 @@ inline constexpr NameTable<KernelVariant, 10> kVariantNames{{{
      "two passes; the one for 16-bit, HDR and premultiplied blurs, and for a matrix of rank "
      "one and the unsharp mask where no tile fits"},
     {KernelVariant::kDense, "dense",
-     "one 2-D pass, a multiply-add a weight; a matrix not of rank one that dp4a does not take"},
+     "one 2-D pass, a multiply-add a weight; a matrix not of rank one on 16-bit and HDR images"},
     {KernelVariant::kSeparable, "separable",
      "general's two passes in one launch; a matrix of rank one or an unsharp mask that mma does "
      "not take, where a tile fits"},
     {KernelVariant::kDp4a, "dp4a",
      "dense's pass four weights at a time (sm_61 and later); a matrix not of rank one on 8-bit "
-     "images whose weights are bytes (-128 to 127), up to 15x15"},
+     "images, a dp4a a byte of its widest weight"},
     {KernelVariant::kDenseMma, "dense-mma",
-     "dense's pass on the tensor cores, a product a matrix row (sm_80 and later); dp4a's "
-     "matrices of up to 9 rows whose radius across times the channels is at most 12 (9x9 "
-     "on RGB, 7x7 on RGBA)"},
+     "dense's pass on the tensor cores, a product a matrix row (sm_80 and later); a matrix of "
+     "byte weights (-128 to 127) on 8-bit images, up to 9 rows, its radius across times the "
+     "channels at most 12 (9x9 on RGB, 7x7 on RGBA)"},
 }}};
 
 inline std::string_view variant_name(KernelVariant variant) { return kVariantNames.name(variant); }

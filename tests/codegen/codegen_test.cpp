@@ -161,7 +161,7 @@ TEST_CASE("the dense kernel's prelude holds the matrix, its file follows unchang
   CHECK(blur_scratch_bytes(k, 100, 100) == 0);
 }
 
-TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, others dense",
+TEST_CASE("a dense 8-bit matrix takes the tensor cores (byte weights) or dp4a, others dense",
           "[codegen]") {
   const auto variant = [](const std::string& text, SampleFormat format = SampleFormat::k8,
                           int arch = 90) {
@@ -177,12 +177,14 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, 
   CHECK(bytes.variant == KernelVariant::kDp4a);
   CHECK(bytes.tile_w == 128);  // pixels
   CHECK(bytes.tile_h == 32);
-  // Weights as the 8-bit arithmetic scales them: signed bytes, -128 to 127.
+  // The tensor cores take weights as the 8-bit arithmetic scales them to signed bytes, -128 to
+  // 127; dp4a any (a dp4a a byte plane of the widest).
   CHECK(variant("127 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDenseMma);
-  CHECK(variant("128 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDense);
-  CHECK(variant("127 0 0; 0 -129 0; 0 0 1") == KernelVariant::kDense);
+  CHECK(variant("128 0 0; 0 -128 0; 0 0 1") == KernelVariant::kDp4a);
+  CHECK(variant("127 0 0; 0 -129 0; 0 0 1") == KernelVariant::kDp4a);
   CHECK(variant("12.7 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDenseMma);  // 127, -10, 10
-  CHECK(variant("12.8 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDense);     // 128
+  CHECK(variant("12.8 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDp4a);      // 128
+  CHECK(variant("8000000 0 0; 0 -1 0; 0 0 1") == KernelVariant::kDp4a);
   // 16-bit and HDR samples, and GPUs before dp4a (sm_61), take the dense kernel; before the
   // integer tensor cores (sm_80), dp4a.
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k16) == KernelVariant::kDense);
@@ -191,8 +193,8 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, 
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 61) == KernelVariant::kDp4a);
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 75) == KernelVariant::kDp4a);
   CHECK(variant("1 2 0; 3 5 0; 0 0 0", SampleFormat::k8, 80) == KernelVariant::kDenseMma);
-  // dp4a up to 15x15 each way; the tensor cores up to 9 rows and a reach of 12 bytes each side
-  // (radius 4 on three channels).
+  // dp4a up to 31x31 each way, every dense matrix; the tensor cores up to 9 rows and a reach of
+  // 12 bytes each side (radius 4 on three channels).
   const auto zeros = [](int width, int height) {
     std::string text;
     for (int j = 0; j < height; ++j) {
@@ -205,8 +207,10 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, 
   CHECK(variant(zeros(11, 9)) == KernelVariant::kDp4a);
   CHECK(variant(zeros(9, 11)) == KernelVariant::kDp4a);
   CHECK(variant(zeros(15, 15)) == KernelVariant::kDp4a);
-  CHECK(variant(zeros(17, 3)) == KernelVariant::kDense);
-  CHECK(variant(zeros(3, 17)) == KernelVariant::kDense);
+  CHECK(variant(zeros(17, 3)) == KernelVariant::kDp4a);
+  CHECK(variant(zeros(3, 17)) == KernelVariant::kDp4a);
+  CHECK(variant(zeros(31, 31)) == KernelVariant::kDp4a);
+  CHECK(choose_schedule(matrix_spec(zeros(31, 31), 4)).variant == KernelVariant::kDp4a);
   CHECK(choose_schedule(matrix_spec(zeros(13, 3), 1)).variant == KernelVariant::kDenseMma);
   // Auto takes them on gray and RGB, and RGBA 5 wide; on two channels and other RGBA, dp4a
   // (measured as fast or faster there), though the tensor cores take 7 wide on RGBA when asked.
@@ -230,9 +234,12 @@ TEST_CASE("a dense 8-bit matrix of byte weights takes the tensor cores or dp4a, 
   CHECK(d.entry == "gb_matrix_kernel");
   CHECK(d.name == "gpublur_dp4a_matrix_3x3_c3.cu");
   CHECK(d.source.substr(d.source.size() - kMatrixDp4aCu.size()) == kMatrixDp4aCu);
-  CHECK_THROWS_WITH(choose_schedule(matrix_spec("128 0 0; 0 -128 0; 0 0 1", 3),
-                                    KernelVariant::kDp4a),
-                    Catch::Contains("from -128 to 127") && Catch::Contains("--kernel dense"));
+  CHECK_THROWS_WITH(choose_schedule(matrix_spec("1 2 0; 3 5 0; 0 0 0", 3), KernelVariant::kDp4a,
+                                    SampleFormat::k16),
+                    Catch::Contains("on 8-bit images") && Catch::Contains("--kernel dense"));
+  CHECK_THROWS_WITH(
+      choose_schedule(matrix_spec("128 0 0; 0 -128 0; 0 0 1", 3), KernelVariant::kDenseMma),
+      Catch::Contains("from -128 to 127") && Catch::Contains("--kernel dp4a"));
   CHECK_THROWS_WITH(choose_schedule(matrix_spec("1 2 1", 3), KernelVariant::kDp4a),
                     Catch::Contains("--kernel dp4a runs a convolution matrix not of rank one") &&
                         Catch::Contains("--kernel auto"));

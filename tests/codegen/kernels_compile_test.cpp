@@ -179,14 +179,16 @@ TEST_CASE("the matrix's and the unsharp mask's kernels compile for every sample 
   const GeneratedKernel kernel = generate_kernel(spec, KernelVariant::kAuto, format);
   const bool dense = spec.operation == Operation::kMatrix && !separable_matrix(spec, format);
   // The 8-bit unsharp mask and matrix of rank one take the tensor cores (with their finish), so
-  // do the edge detector's byte weights on 8-bit images (a product a matrix row), the rest their
-  // own kernels.
+  // do the edge detector's byte weights on 8-bit images (a product a matrix row); other dense
+  // matrices on 8-bit images dp4a (byte planes of their weights); the rest their own kernels.
   const bool mma = !dense && format == SampleFormat::k8;
   const bool bytes = dense && format == SampleFormat::k8 && bytes_weights;
-  CHECK(kernel.schedule.variant == (bytes   ? KernelVariant::kDenseMma
-                                    : dense ? KernelVariant::kDense
-                                    : mma   ? KernelVariant::kMma
-                                            : KernelVariant::kSeparable));
+  const bool planes = dense && format == SampleFormat::k8 && !bytes_weights;
+  CHECK(kernel.schedule.variant == (bytes    ? KernelVariant::kDenseMma
+                                    : planes ? KernelVariant::kDp4a
+                                    : dense  ? KernelVariant::kDense
+                                    : mma    ? KernelVariant::kMma
+                                             : KernelVariant::kSeparable));
   const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kPtx, ""});
   CHECK_THAT(ptx.ptx, Catch::Contains(dense ? ".entry gb_matrix_kernel("
                                       : mma ? ".entry gb_blur_kernel("

@@ -1,6 +1,6 @@
 // gpu_filter_test.cpp — [gpu] the convolution matrix (dense: kernels/matrix_mma.cu for byte
 // weights where its reach fits, held to matrix_dp4a.cu's and matrix_dense.cu's bytes, dp4a for
-// the other byte weights, matrix_dense.cu for the rest; of rank one,
+// the other 8-bit matrices, matrix_dense.cu for 16-bit and HDR; of rank one,
 // separable_tile.cu or blur_general.cu with the matrix's column and row, 8-bit: the tensor-core
 // kernel, blur_mma.cu, with exact sums) and the unsharp mask (the same with its finish; 8-bit: the
 // tensor-core kernel with mma_finish.cuh) on
@@ -9,6 +9,7 @@
 // and from PTX; and the command line's GPU runs write the CPU's files.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -108,9 +109,40 @@ std::vector<Filter> filters() {
       random_matrix(5, 5, 11),
       random_matrix(9, 9, 12),
       random_matrix(13, 7, 13),
-      // dp4a's byte weights at their bounds, and just past them (the dense kernel).
+      // dp4a's byte weights at their bounds, and just past them (two byte planes); four planes
+      // (2^23 is past three signed bytes; the sum of |w| at Matrix8's bound, 2^31 / 255).
       matrix("127 -128 0 5 1; 3 -7 2 0 9; 1 1 1 1 1", Decimal{3, 0}),
       matrix("128 -128 0; 3 -7 2; 1 1 1"),
+      matrix("8388608 -32768 5; 3 -7 2; 1 -1000 1"),
+      // dp4a's rows of tiles in a loop (more chunk words than 15x15 of bytes): 17x17 (rows of 4k
+      // + 1 weights, not gathered there), 15x15 of two planes, 31x31 of three (a Laplacian of
+      // Gaussian in decimals); unrolled, but wider than 15 (21x5) and taller (3x25).
+      random_matrix(17, 17, 15),
+      random_matrix(21, 5, 17),
+      random_matrix(3, 25, 18),
+      matrix_of("15x15 of two planes",
+                [] {
+                  std::vector<std::vector<double>> rows(15);
+                  for (std::size_t j = 0; j < 15; ++j) {
+                    for (std::size_t i = 0; i < 15; ++i)
+                      rows[j].push_back(static_cast<double>((37 * i + 101 * j) % 4001) - 2000.0);
+                  }
+                  return rows;
+                }()),
+      matrix_of(
+          "Laplacian of Gaussian 31x31",
+          [] {
+            std::vector<std::vector<double>> rows;
+            for (int y = -15; y <= 15; ++y) {
+              rows.emplace_back();
+              for (int x = -15; x <= 15; ++x) {
+                const double r2 = (x * x + y * y) / 32.0;
+                rows.back().push_back(std::round(-1e5 * (1 - r2) * std::exp(-r2)) / 1e5);
+              }
+            }
+            return rows;
+          }(),
+          Decimal{1, 0}),
       matrix("-1 0 1; -2 0 2; -1 0 1", {}, Decimal{128, 0}),  // rank one: Sobel
       matrix("1 4 6 4 1", {}, {}),                            // rank one: one row
       matrix("1; 2; 3; 2; 1; 0; -1"),                         // rank one: a column
@@ -200,8 +232,8 @@ void require_gpu_equals_cpu() {
   // memory takes) is held to the same bytes on three channels; where it takes the tensor cores
   // (the 8-bit unsharp mask and matrix of rank one), the one-launch kernel (what their limits
   // leave it to); where it takes a dense matrix's tensor cores, dp4a and the dense kernel (what
-  // older GPUs take); where it takes dp4a (byte weights), the dense kernel, and the tensor cores
-  // where they could run it.
+  // older GPUs take); where it takes dp4a, the dense kernel, and the tensor cores where they
+  // could run it.
   std::vector<std::vector<GeneratedKernel>> others(all.size());
   for (std::size_t i = 0; i < all.size(); ++i) {
     const Case& c = all[i];
@@ -291,7 +323,8 @@ TEST_CASE(
   };
   CHECK(variant(matrix("-1 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDenseMma);
   CHECK(variant(random_matrix(11, 3, 1)) == KernelVariant::kDp4a);  // 15 bytes each side
-  CHECK(variant(matrix("128 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDense);
+  CHECK(variant(matrix("128 -1 -1; -1 8 -1; -1 -1 -1")) == KernelVariant::kDp4a);
+  CHECK(variant(random_matrix(31, 31, 2)) == KernelVariant::kDp4a);
   CHECK(variant(matrix("-1 0 1; -2 0 2; -1 0 1")) == KernelVariant::kMma);
   CHECK(variant(matrix("199; 59; 0")) == KernelVariant::kSeparable);  // past the 16-bit middle
   CHECK(variant(unsharp(7, 1.5, 1, 0)) == KernelVariant::kMma);
