@@ -44,13 +44,14 @@ inline constexpr NameTable<KernelVariant, 10> kVariantNames{{{
      "two passes; the one for 16-bit, HDR and premultiplied blurs, and for a matrix of rank "
      "one and the unsharp mask where no tile fits"},
     {KernelVariant::kDense, "dense",
-     "one 2-D pass, a multiply-add a weight; a matrix not of rank one on 16-bit and HDR images"},
+     "one 2-D pass, a multiply-add a weight; a matrix not of rank one on 16-bit and HDR images "
+     "(and GPUs before sm_61)"},
     {KernelVariant::kSeparable, "separable",
      "general's two passes in one launch; a matrix of rank one or an unsharp mask that mma does "
      "not take, where a tile fits"},
     {KernelVariant::kDp4a, "dp4a",
      "dense's pass four weights at a time (sm_61 and later); a matrix not of rank one on 8-bit "
-     "images, a dp4a a byte of its widest weight"},
+     "images, one dp4a for each byte of its widest weight"},
     {KernelVariant::kDenseMma, "dense-mma",
      "dense's pass on the tensor cores, a product a matrix row (sm_80 and later); a matrix of "
      "byte weights (-128 to 127) on 8-bit images, up to 9 rows, its radius across times the "

@@ -212,20 +212,27 @@ TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc
   // 1-4 channels (alpha kept on four, or filtered); a row of one chunk (3x3, before the row: its
   // chunk starts at -1), of two (5x5: the last chunk overlaps), three (9 wide, 3 tall) and four
   // (15x15: its channels one at a time); weights of one sign (two channels) or both; every border.
-  const auto [width, height, channels, straight, border] =
-      GENERATE(table<int, int, int, bool, Border>({
-          {3, 3, 1, false, Border::kConstant},
-          {5, 5, 3, false, Border::kReflect101},
-          {9, 3, 2, false, Border::kWrap},
-          {5, 5, 4, false, Border::kClamp},
-          {3, 3, 4, true, Border::kReflect},
-          {15, 15, 3, false, Border::kConstant},
+  // Weights scaled past a byte (two planes: 300; four: scale 0, a corner of 2^23) and matrices
+  // past 15x15 (the tile's rows in a loop: 31x31, 17x5 of two planes).
+  const auto [width, height, channels, straight, border, scale] =
+      GENERATE(table<int, int, int, bool, Border, int>({
+          {3, 3, 1, false, Border::kConstant, 1},
+          {5, 5, 3, false, Border::kReflect101, 1},
+          {9, 3, 2, false, Border::kWrap, 1},
+          {5, 5, 4, false, Border::kClamp, 1},
+          {3, 3, 4, true, Border::kReflect, 1},
+          {15, 15, 3, false, Border::kConstant, 1},
+          {5, 5, 3, false, Border::kClamp, 300},
+          {3, 3, 2, false, Border::kWrap, 0},
+          {31, 31, 4, false, Border::kReflect101, 1},
+          {17, 5, 1, true, Border::kClamp, 300},
       }));
   std::string text;
   for (int j = 0; j < height; ++j) {
     for (int i = 0; i < width; ++i) {
       const int w = (i * 7 + j * 3) % 11 - (channels == 2 ? 0 : 5);
-      text += std::to_string(i == 0 && j == 0 ? 100 : w) + " ";
+      const int corner = scale == 0 ? 1 << 23 : 100 * scale;
+      text += std::to_string(i == 0 && j == 0 ? corner : w * std::max(scale, 1)) + " ";
     }
     text += ";";
   }
@@ -237,7 +244,12 @@ TEST_CASE("the byte-weight matrix kernel compiles in each of its forms", "[nvrtc
   const CompiledKernel cubin = compile_kernel(kernel, CompilePlan{Arch{9, 0}, Target::kCubin, ""});
   CHECK(elf_sm(cubin.cubin) == 90);
   const CompiledKernel ptx = compile_kernel(kernel, CompilePlan{Arch{7, 5}, Target::kPtx, ""});
-  CHECK_THAT(ptx.ptx, Catch::Contains("dp4a.u32.s32"));
+  if (scale == 0) {  // 2^23 and bytes: the top plane's bytes are all 0, and cost nothing
+    CHECK_THAT(ptx.ptx, !Catch::Contains("dp4a.u32.s32"));
+  } else {
+    CHECK_THAT(ptx.ptx, Catch::Contains("dp4a.u32.s32"));  // the top plane's signed bytes
+  }
+  if (scale != 1) CHECK_THAT(ptx.ptx, Catch::Contains("dp4a.u32.u32"));  // the lower planes'
 }
 
 TEST_CASE("a dense matrix compiles on the tensor cores in each of its forms", "[nvrtc]") {

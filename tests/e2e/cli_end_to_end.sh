@@ -445,8 +445,15 @@ expect 0 "--matrix --kernel dp4a" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --ke
 contains "$work/stdout" "the dp4a kernel for a 3x3 convolution matrix" "--matrix --kernel dp4a --dump-source"
 expect 0 "--matrix --kernel dense" -- --matrix "-1 -1 -1; -1 8 -1; -1 -1 -1" --kernel dense --dump-source -
 contains "$work/stdout" "the dense kernel for a 3x3 convolution matrix" "--matrix --kernel dense --dump-source"
-expect 2 "--matrix --kernel dp4a, past its bound" -- --matrix "128 -1 -1; -1 8 -1; -1 -1 -1" --kernel dp4a --arch sm_90 --dump-ptx -
-contains "$work/stderr" "from -128 to 127" "--matrix --kernel dp4a, past its bound"
+expect 2 "--matrix --kernel dense-mma, past its bound" -- --matrix "128 -1 -1; -1 8 -1; -1 -1 -1" --kernel dense-mma --arch sm_90 --dump-ptx -
+contains "$work/stderr" "from -128 to 127" "--matrix --kernel dense-mma, past its bound"
+# Past a byte, and past 15x15, dp4a takes the matrix: byte planes, the tile's rows in a loop.
+expect 0 "--matrix past a byte: dp4a" -- --matrix "128 -1 -1; -1 8 -1; -1 -1 -1" --arch sm_90 -v --dump-ptx -
+contains "$work/stderr" "gpublur_dp4a_matrix_3x3" "--matrix past a byte: dp4a"
+contains "$work/stdout" "dp4a.u32.u32" "--matrix past a byte: a dp4a of unsigned bytes for the low plane"
+big=$(python3 -c 'print(";".join(" ".join(str((3 * i + 7 * j) % 11 - 5 + (50 if i == j == 0 else 0)) for i in range(31)) for j in range(31)))')
+expect 0 "--matrix 31x31: dp4a" -- --matrix "$big" --arch sm_90 -v --dump-ptx -
+contains "$work/stderr" "gpublur_dp4a_matrix_31x31" "--matrix 31x31: dp4a"
 expect 0 "--unsharp --dump-ptx" -- --unsharp 1.5 --size 7 --arch sm_90 --dump-ptx -
 contains "$work/stdout" ".entry gb_blur_kernel(" "--unsharp --dump-ptx (8-bit: the tensor cores)"
 expect 0 "--unsharp --kernel separable" -- --unsharp 1.5 --size 7 --kernel separable --arch sm_90 --dump-ptx -
