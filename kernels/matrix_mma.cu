@@ -404,7 +404,8 @@ __device__ __forceinline__ void filter_tile(unsigned lane_at, unsigned alpha_at,
 
 }  // namespace gb
 
-extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS, gb_matrix_mma::kMinBlocks)
+extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS,
+                                              gb_matrix_mma::min_blocks(gb::kChannels, gb::kRadiusY))
     gb_matrix_kernel(const unsigned char* __restrict__ in, int in_pitch,
                      unsigned char* __restrict__ out, int out_pitch, int width, int height) {
   using namespace gb;

@@ -16,7 +16,7 @@ namespace gb_matrix_mma {
 // into its own buffer, waits, and multiplies. A block is kWarps such tiles side by side, with no block barrier. A warp that
 // walked down a column of tiles, the next one's copies in flight while it multiplied, was slower
 // the longer its walk, and so was a block walking a strip (bench/RESULTS.md, runs 74-84): what
-// hides the copies' latency is more warps resident (kMinBlocks), not a walk.
+// hides the copies' latency is more warps resident (min_blocks), not a walk.
 constexpr int kWarps = 4;
 constexpr int kWarpBytes = 128;
 constexpr int kTileBytes = kWarps * kWarpBytes;  // a block's bytes across (codegen's tile width)
@@ -36,8 +36,12 @@ constexpr int kMaxRadiusY = 4;
 
 // Blocks an SM holds at once, the register budget the kernel is compiled for (__launch_bounds__):
 // 8 blocks of 4 warps, 64 registers a thread (runs 82-83: fewer warps left the copies' latency
-// showing, more spilled).
-constexpr int kMinBlocks = 8;
+// showing, more spilled); 10 blocks, 48 registers, for a matrix of 5 rows on gray and RGB, where
+// ptxas spills a few bytes outside the step and the extra warps made it faster (run 102, on an
+// H200; 3 rows and RGBA were slower, 7 rows and more spill in the step: bench/RESULTS.md).
+GB_HD_CONSTEXPR int min_blocks(int channels, int radius_y) {
+  return radius_y == 2 && (channels == 1 || channels == 3) ? 10 : 8;
+}
 
 GB_HD_CONSTEXPR bool takes(int channels, int radius_x, int radius_y) {
   return channels * radius_x <= kMaxReach && radius_y <= kMaxRadiusY;
