@@ -70,6 +70,7 @@ std::vector<Filter> filters() {
       {"box 5x5 (rank one)", std::vector<std::vector<int>>(5, std::vector<int>(5, 1))},
       {"box 31x31 (rank one)", std::vector<std::vector<int>>(31, std::vector<int>(31, 1))},
       {"Gaussian 31x31 sigma 5 (the blur)", {}, 31, 5.0, true},
+      {"random 3x3", random_matrix(3, 5)},
       {"random 5x5", random_matrix(5, 4)},
       {"random 9x9", random_matrix(9, 1)},
       {"random 15x15", random_matrix(15, 2)},

@@ -120,7 +120,7 @@ __host__ __device__ constexpr unsigned band_byte(int j, int delta) {
 }
 // A lane's B fragment words are windows of 4 consecutive deltas: b0 = B[4t + e][g], e = 0..3,
 // the deltas from 4t - lead - column_offset(g); b1 the same 16 further.
-// band_windows.word[j][d - kFirstDelta] packs deltas d .. d + 3 of row j, for every d a lane
+// BandWindows::word[j][d - kFirstDelta] packs deltas d .. d + 3 of row j, for every d a lane
 // takes.
 constexpr int kFirstDelta = -lead_of(1) - column_offset(7);
 constexpr int kDeltas = 4 * 3 + 16 - lead_of(0) + 1 - kFirstDelta;
@@ -136,22 +136,53 @@ __host__ __device__ constexpr BandWindows make_band_windows() {
   }
   return t;
 }
-// In global memory: each lane reads its own words (constant memory would serialise them).
-__device__ const BandWindows band_windows = make_band_windows();
-
 // The lane's B fragments: [matrix row][lead: even N-tiles, odd ones][b0, b1].
 struct RowWeights {
   unsigned b[kSizeY][kLeads][2];
 };
-__device__ __forceinline__ RowWeights row_weights(Lane l) {
+// Every lane's fragments, laid out lane after lane for each matrix row (one 16-byte load a row
+// where windows are aligned, 8 bytes else), so that a warp's load of a row is one coalesced read
+// of 512 (or 256) bytes: read where the lane works them out of band_windows, 20 scattered loads of
+// a word took the L1 as many wavefronts as the tile's stores (run 104). In global memory, as the
+// lanes read different words (constant memory would serialise them).
+struct alignas(8 * kLeads) LaneRow {
+  unsigned b[kLeads][2];
+};
+struct LaneWeights {
+  LaneRow row[kSizeY][32];
+};
+__host__ __device__ constexpr LaneWeights make_lane_weights() {
+  const BandWindows windows = make_band_windows();
+  LaneWeights w{};
+  for (int lane = 0; lane < 32; ++lane) {
+    const int g = lane >> 2, t = lane & 3;
+    for (int j = 0; j < kSizeY; ++j) {
+      for (int v = 0; v < kLeads; ++v) {
+        const int d = 4 * t - lead_of(v) - column_offset(g) - kFirstDelta;
+        w.row[j][lane].b[v][0] = windows.word[j][d];
+        w.row[j][lane].b[v][1] = windows.word[j][d + 16];
+      }
+    }
+  }
+  return w;
+}
+__device__ const LaneWeights lane_weights = make_lane_weights();
+
+__device__ __forceinline__ RowWeights row_weights(int lane) {
   RowWeights w;
 #pragma unroll
   for (int j = 0; j < kSizeY; ++j) {
-#pragma unroll
-    for (int v = 0; v < kLeads; ++v) {
-      const int d = 4 * l.t - lead_of(v) - column_offset(l.g) - kFirstDelta;
-      w.b[j][v][0] = __ldg(&band_windows.word[j][d]);
-      w.b[j][v][1] = __ldg(&band_windows.word[j][d + 16]);
+    const LaneRow* row = &lane_weights.row[j][lane];
+    if constexpr (kLeads == 2) {
+      const uint4 q = __ldg(reinterpret_cast<const uint4*>(row));
+      w.b[j][0][0] = q.x;
+      w.b[j][0][1] = q.y;
+      w.b[j][1][0] = q.z;
+      w.b[j][1][1] = q.w;
+    } else {
+      const uint2 q = __ldg(reinterpret_cast<const uint2*>(row));
+      w.b[j][0][0] = q.x;
+      w.b[j][0][1] = q.y;
     }
   }
   return w;
@@ -243,6 +274,30 @@ static_assert(!kAligned || (window_start(0) == -8 && window_start(1) == -8 &&
 __device__ __forceinline__ void aligned_windows(unsigned (&a)[2][4], unsigned row_at) {
   ldmatrix_x4(a[0], row_at - 8);
   ldmatrix_x4(a[1], row_at + 8);
+}
+// The same windows with each 16-byte chunk read once (kCarryChunks): fragment registers 0-1 are
+// a chunk's rows 0-7 and 8-15, 2-3 the next chunk's, so the two windows share their middle chunk
+// (the second's 0-1 are the first's 2-3), and the second's last chunk is the next step's first,
+// kept in `carry` for it. One ldmatrix.x4 a matrix row a step (the first step an .x2 more) where
+// aligned_windows takes two: the L1's pipe, which bounds the kernel, has a quarter fewer
+// wavefronts to move (run 105); the carried chunks cost two registers a matrix row.
+constexpr bool kCarryChunks = kAligned && gb_matrix_mma::carries_chunks(kRadiusY);
+__device__ __forceinline__ void carried_windows(unsigned (&a)[2][4], unsigned (&carry)[2],
+                                                unsigned row_at, bool first) {
+  ldmatrix_x4(a[1], row_at + 8);
+  if (first) {
+    unsigned c[2];
+    ldmatrix_x2(c, row_at - 8);  // lanes 0-15: the chunk from 8 bytes before the step
+    a[0][0] = c[0];
+    a[0][1] = c[1];
+  } else {
+    a[0][0] = carry[0];
+    a[0][1] = carry[1];
+  }
+  a[0][2] = a[1][0];
+  a[0][3] = a[1][1];
+  carry[0] = a[1][2];
+  carry[1] = a[1][3];
 }
 // Else N-tile j's window starts 12 bytes before its outputs, in 32-bit loads (a0: row g, bytes
 // 4t ..; a1: row g + 8; a2, a3: 16 bytes on), one N-tile at a time (fewer live registers).
@@ -352,6 +407,7 @@ __device__ __forceinline__ void filter_tile(unsigned lane_at, unsigned alpha_at,
   unsigned char* lane_out =
       out + static_cast<size_t>(y < height ? y : 0) * pitch + (inside ? x + lane_byte : 0);
   const size_t eight_rows = 8 * static_cast<size_t>(pitch);
+  unsigned carry[kCarryChunks ? kSizeY : 1][2];  // each matrix row's last chunk (carried_windows)
 #pragma unroll
   for (int u = 0; u < kWarpBytes / 32; ++u, x += 32, lane_out += 32) {
     if (x >= row_bytes) break;  // the same for the whole warp
@@ -361,7 +417,11 @@ __device__ __forceinline__ void filter_tile(unsigned lane_at, unsigned alpha_at,
       const unsigned row_at = lane_at + 32 * u + dy * kRowStride;
       if constexpr (kAligned) {
         unsigned a[2][4];
-        aligned_windows(a, row_at);
+        if constexpr (kCarryChunks) {
+          carried_windows(a, carry[dy], row_at, u == 0);
+        } else {
+          aligned_windows(a, row_at);
+        }
 #pragma unroll
         for (int j = 0; j < 4; ++j) {
           if (dy == 0) {
@@ -422,7 +482,7 @@ extern "C" __global__ void __launch_bounds__(GB_BLOCK_THREADS,
   const unsigned buffer = shared_address(buffers[warp]);
   load_tile(buffer, in, in_pitch, in_aligned, x0, y0, width, height, lane);
   const Lane l{lane >> 2, lane & 3};
-  const RowWeights weights = row_weights(l);  // while the copies are in flight
+  const RowWeights weights = row_weights(lane);  // while the copies are in flight
   // The lane's offset of its A words at the first step, matrix row 0 (whose first output is
   // buffer byte kBufferLead): where windows are aligned, ldmatrix's row (lane % 8 + 8 ((lane /
   // 8) % 2)) and half (lane / 16); else row g, word t. And of the input bytes under its outputs

@@ -43,6 +43,11 @@ GB_HD_CONSTEXPR int min_blocks(int channels, int radius_y) {
   return radius_y == 2 && (channels == 1 || channels == 3) ? 10 : 8;
 }
 
+// Whether each 16-byte chunk of the tile goes through ldmatrix once (matrix_mma.cu's
+// carried_windows), two registers a matrix row more: for 3 rows, which then still fit 64
+// registers unspilled; 5 rows spilled, at 48 registers and at 64, and ran slower (run 105).
+GB_HD_CONSTEXPR bool carries_chunks(int radius_y) { return radius_y == 1; }
+
 GB_HD_CONSTEXPR bool takes(int channels, int radius_x, int radius_y) {
   return channels * radius_x <= kMaxReach && radius_y <= kMaxRadiusY;
 }

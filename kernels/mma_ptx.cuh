@@ -67,6 +67,13 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], unsigned address) 
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned char* p) {
   ldmatrix_x4(r, static_cast<unsigned>(__cvta_generic_to_shared(p)));
 }
+// Two such matrices (lanes 0-15 give the rows' addresses: lane 8m + j, row j of matrix m).
+__device__ __forceinline__ void ldmatrix_x2(unsigned (&r)[2], unsigned address) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(address)
+               : "memory");
+}
 
 // Four 8 x 8 matrices of 16-bit elements, transposed: lane (g, t) gets, of each, the element
 // pair of rows 2t and 2t + 1 in column g. `address` is a shared address (lane 8m + j: row j of
