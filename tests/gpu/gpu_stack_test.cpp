@@ -1,7 +1,9 @@
 // gpu_stack_test.cpp — [gpu] a stack of images of one shape, blurred by one launch
 // (GpuKernel::blur_in_place of a vector), gives every image the CPU's bytes for that image alone:
 // each image's borders are its own edges, never its neighbours' rows. Every kernel variant, a
-// planar blur (its planes are layers of the stack too) and the general kernel's 16-bit samples.
+// planar blur (its planes are layers of the stack too), the general kernel's 16-bit samples, and
+// dense matrices (dense-mma's tiles wholly inside an image copied without the border rule, and
+// those at its edges with it).
 #include <catch2/catch.hpp>
 
 #include <array>
@@ -12,6 +14,7 @@
 #include "base/errors.hpp"
 #include "cpu/cpu_blur.hpp"
 #include "gpu/test_gpu.hpp"
+#include "ops/blur_parameters.hpp"
 #include "support/reference_blur.hpp"
 
 using namespace gpublur;
@@ -46,9 +49,10 @@ void require_stacks_equal_cpu(const StackCase& c, const CompiledKernel& compiled
                               const GeneratedKernel& kernel) {
   const GpuKernel loaded(session(), kernel, compiled);
   // Three images (a narrow kernel's many tiles), tall thin ones whose radius passes the image
-  // (a wrong border would read the next image), and a stack of one.
-  for (auto [count, width, height] :
-       std::vector<std::tuple<int, int, int>>{{3, 203, 77}, {4, 1, 40}, {2, 37, 3}, {1, 50, 20}}) {
+  // (a wrong border would read the next image), a stack of one, and three wide enough for
+  // dense-mma's tiles wholly inside a gray image (a warp's 144 bytes from 8 before its 128).
+  for (auto [count, width, height] : std::vector<std::tuple<int, int, int>>{
+           {3, 203, 77}, {4, 1, 40}, {2, 37, 3}, {1, 50, 20}, {3, 300, 70}}) {
     CAPTURE(count, width, height, c.spec.x.size, c.spec.channels, border_name(c.spec.border),
             variant_name(kernel.schedule.variant), kernel.schedule.planes());
     std::vector<Raster<Sample>> images =
@@ -90,6 +94,22 @@ TEST_CASE("a stack of images in one launch: each gets its own blur's bytes", "[g
   }
   cases.push_back({test::make_test_spec(7, 1.5, 3, Border::kReflect101), KernelVariant::kGeneral,
                    SampleFormat::k16});
+  for (auto [text, channels, border] : std::vector<std::tuple<const char*, int, Border>>{
+           {"-1 -1 -1; -1 8 -1; -1 -1 -1", 1, Border::kReflect101},
+           {"-1 -1 -1; -1 8 -1; -1 -1 -1", 3, Border::kClamp},
+           {"55 -4 3 -3 -1; -2 -5 5 1 -4; -2 3 5 -4 2; 2 2 3 -1 0; 5 -3 -4 -3 2", 3, Border::kWrap},
+           {"55 -4 3 -3 -1; -2 -5 5 1 -4; -2 3 5 -4 2; 2 2 3 -1 0; 5 -3 -4 -3 2", 4,
+            Border::kConstant}}) {
+    BlurParameters p;
+    p.operation = Operation::kMatrix;
+    p.matrix = parse_matrix_text(text);
+    p.border = border;
+    p.border_value = value;
+    const FilterSpec spec = make_blur_spec(p, channels);
+    cases.push_back({spec, KernelVariant::kAuto});
+    if (variant_supports(KernelVariant::kDenseMma, spec, arch))
+      cases.push_back({spec, KernelVariant::kDenseMma});
+  }
   cases.push_back({test::make_test_spec(9, 2.0, 2, Border::kConstant, value),
                    KernelVariant::kGeneral, SampleFormat::k16});
 
