@@ -33,10 +33,12 @@
 // tile's input rows with their reach into its own shared buffer (cp.async where a 16-byte piece
 // lies in the image, the border rule byte by byte where it does not; a tile wholly inside the
 // image with no per-piece arithmetic), waits, and walks across it, 32 outputs a step: the
-// windows of each matrix row (each into registers of its own, so that no fragment is copied),
-// four N-tiles' products for every matrix row, their finish, and the stores, unchecked where
-// the tile lies in the image. The steps are unrolled. What made it fast was more warps resident
-// to hide the copies' latency, and fewer instructions a step, not a deeper pipeline: warps that
+// windows of each matrix row (each into registers of its own, so that no fragment is copied;
+// for 3 rows each 16-byte chunk read once, carried_windows), four N-tiles' products for every
+// matrix row, their finish, and the stores, unchecked where the tile lies in the image. The
+// steps are unrolled. What made it fast was more warps resident to hide the copies' latency,
+// fewer instructions a step, and fewer wavefronts through the L1's load pipe, which bounds it on
+// an H200 (run 104), not a deeper pipeline: warps that
 // walked on, the next tile's copies in flight, waited longer the longer their walk
 // (bench/RESULTS.md, runs 74-85).
 //
@@ -142,8 +144,8 @@ struct RowWeights {
 };
 // Every lane's fragments, laid out lane after lane for each matrix row (one 16-byte load a row
 // where windows are aligned, 8 bytes else), so that a warp's load of a row is one coalesced read
-// of 512 (or 256) bytes: read where the lane works them out of band_windows, 20 scattered loads of
-// a word took the L1 as many wavefronts as the tile's stores (run 104). In global memory, as the
+// of 512 (or 256) bytes: each lane reading its own words of band_windows, 20 scattered loads of a
+// word, took the L1 as many wavefronts as the tile's stores (run 104). In global memory, as the
 // lanes read different words (constant memory would serialise them).
 struct alignas(8 * kLeads) LaneRow {
   unsigned b[kLeads][2];

@@ -44,8 +44,10 @@ GB_HD_CONSTEXPR int min_blocks(int channels, int radius_y) {
 }
 
 // Whether each 16-byte chunk of the tile goes through ldmatrix once (matrix_mma.cu's
-// carried_windows), two registers a matrix row more: for 3 rows, which then still fit 64
-// registers unspilled; 5 rows spilled, at 48 registers and at 64, and ran slower (run 105).
+// carried_windows), two registers a matrix row more: for 3 rows, which then fit 64 registers
+// (unspilled where the finish does not divide; 24 bytes of spill loads where it does, and as
+// fast as without, run 106); 5 rows spilled more, at 48 registers and at 64, and ran slower
+// (run 105).
 GB_HD_CONSTEXPR bool carries_chunks(int radius_y) { return radius_y == 1; }
 
 GB_HD_CONSTEXPR bool takes(int channels, int radius_x, int radius_y) {
