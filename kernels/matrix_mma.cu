@@ -281,8 +281,8 @@ __device__ __forceinline__ void aligned_windows(unsigned (&a)[2][4], unsigned ro
 // a chunk's rows 0-7 and 8-15, 2-3 the next chunk's, so the two windows share their middle chunk
 // (the second's 0-1 are the first's 2-3), and the second's last chunk is the next step's first,
 // kept in `carry` for it. One ldmatrix.x4 a matrix row a step (the first step an .x2 more) where
-// aligned_windows takes two: the L1's pipe, which bounds the kernel, has a quarter fewer
-// wavefronts to move (run 105); the carried chunks cost two registers a matrix row.
+// aligned_windows takes two: half the ldmatrix wavefronts through the L1's pipe, which bounds
+// the kernel (runs 104-106); the carried chunks cost two registers a matrix row.
 constexpr bool kCarryChunks = kAligned && gb_matrix_mma::carries_chunks(kRadiusY);
 __device__ __forceinline__ void carried_windows(unsigned (&a)[2][4], unsigned (&carry)[2],
                                                 unsigned row_at, bool first) {
