@@ -117,18 +117,52 @@ __device__ __forceinline__ InputWords load_inputs(const OutputTarget& o, Lane l,
 constexpr bool kStagedInputs = kLoadsInputs && kNarrow;
 static_assert(!kStagedInputs || kPad == 32, "a unit's outputs are one step's staged columns");
 
-// A lane's staged rows (g and g + 8 of the outputs), bytes 4 (t / 2) .. of their first 16-byte
-// half, relative to a slot; the other half is offset ^ 16 (stage_offset's half bit).
+// The 16-byte bank group (0..7) of staged row r's half h: each lane group g (lanes 4g .. 4g + 3)
+// reads one word of its rows' halves, so a load is free of bank conflicts where its 8 groups' rows
+// lie on 8 distinct groups. Rows kRadiusY + g and kRadiusY + g + 8 in that order do not always
+// (radius 3: rows 3 and 5 share a group, a 2-way conflict on every load, which doubled the
+// input's wavefronts through the L1's pipe), so a lane group may read its second row first:
+// bit g of staged_row_order is set where it does, chosen so that both loads of a word are free of
+// conflicts. The order costs nothing: the byte permute's selector takes the words either way.
+__host__ __device__ constexpr int stage_group(int r, int h) { return (stage_offset(r, h) & 127) / 16; }
+__host__ __device__ constexpr bool distinct_groups(unsigned order, int second, int h) {
+  unsigned seen = 0;
+  for (int g = 0; g < 8; ++g) {
+    const int row = kRadiusY + g + 8 * (second ^ static_cast<int>((order >> g) & 1u));
+    const unsigned bit = 1u << stage_group(row, h);
+    if (seen & bit) return false;
+    seen |= bit;
+  }
+  return true;
+}
+__host__ __device__ constexpr bool conflict_free(unsigned order) {
+  return distinct_groups(order, 0, 0) && distinct_groups(order, 0, 1) &&
+         distinct_groups(order, 1, 0) && distinct_groups(order, 1, 1);
+}
+__host__ __device__ constexpr unsigned staged_row_order() {
+  unsigned order = 0;
+  while (order < 255 && !conflict_free(order)) ++order;
+  return order;
+}
+// One exists for every radius (stage_offset repeats every 8 rows).
+static_assert(!kStagedInputs || conflict_free(staged_row_order()), "a conflict-free row order");
+
+// A lane's staged rows, the one it reads first and the other (rows g and g + 8 of the outputs,
+// in staged_row_order), bytes 4 (t / 2) .. of their first 16-byte half, relative to a slot; the
+// other half is offset ^ 16 (stage_offset's half bit).
 struct StagedLanes {
   unsigned row[2];
-  unsigned selector;  // bytes 0, 1 (t even) or 2, 3 (t odd) of each row's word
+  unsigned selector;  // bytes 0, 1 (t even) or 2, 3 (t odd) of row g's word, then row g + 8's
 };
 __device__ __forceinline__ StagedLanes staged_lanes(Lane l) {
+  constexpr unsigned kOrder = staged_row_order();
+  const int swapped = static_cast<int>((kOrder >> l.g) & 1u);
   StagedLanes s;
 #pragma unroll
-  for (int half = 0; half < 2; ++half)
-    s.row[half] = stage_offset(kRadiusY + l.g + 8 * half, 0) + 4 * (l.t >> 1);
-  s.selector = (l.t & 1) ? 0x7632u : 0x5410u;
+  for (int first = 0; first < 2; ++first)
+    s.row[first] = stage_offset(kRadiusY + l.g + 8 * (first ^ swapped), 0) + 4 * (l.t >> 1);
+  // __byte_perm(a, b, .): a's bytes are 0-3, b's 4-7; with the rows swapped, row g's are b's.
+  s.selector = (l.t & 1) ? (swapped ? 0x3276u : 0x7632u) : (swapped ? 0x1054u : 0x5410u);
   return s;
 }
 // The input words of the unit whose outputs are the staged columns at shared address `slot`.
