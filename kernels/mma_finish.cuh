@@ -124,7 +124,9 @@ static_assert(!kStagedInputs || kPad == 32, "a unit's outputs are one step's sta
 // input's wavefronts through the L1's pipe), so a lane group may read its second row first:
 // bit g of staged_row_order is set where it does, chosen so that both loads of a word are free of
 // conflicts. The order costs nothing: the byte permute's selector takes the words either way.
-__host__ __device__ constexpr int stage_group(int r, int h) { return (stage_offset(r, h) & 127) / 16; }
+__host__ __device__ constexpr int stage_group(int r, int h) {
+  return (stage_offset(r, h) & 127) / 16;
+}
 __host__ __device__ constexpr bool distinct_groups(unsigned order, int second, int h) {
   unsigned seen = 0;
   for (int g = 0; g < 8; ++g) {
