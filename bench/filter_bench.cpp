@@ -138,7 +138,7 @@ struct Config {
   std::string only;  // rows whose name holds this
   KernelVariant kernel = KernelVariant::kAuto;
   std::string source;  // experiment: a file compiled in place of each row's generated source
-  double amount = 1.0;  // the unsharp rows' AMOUNT (whole ones take the shorter finish)
+  double amount = 1.0;  // the unsharp rows' AMOUNT (a multiply where it is not a power of two)
 };
 
 // The integer a source's `#define NAME N` line gives, or `otherwise` where it has none.

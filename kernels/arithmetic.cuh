@@ -289,23 +289,6 @@ GB_HD Sample finish_matrix(S s, const MatrixScale& m) {
                           kMax);
 }
 
-// Four signed values, each clamped to 0 .. 255, as one word (byte k from q_k): what an 8-bit
-// kernel stores from quotients it has not clamped. A kernel clamps and packs them two at a time
-// with cvt.pack.sat (sm_72 and later), whose saturation to 0 .. 255 is the clamp: 2.5
-// instructions an output where a max, a min and a byte permute each made 3.75.
-GB_HD u32 pack_clamped(i32 q0, i32 q1, i32 q2, i32 q3) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 720
-  u32 high, word;
-  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(q3), "r"(q2));
-  asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(word) : "r"(q1), "r"(q0), "r"(high));
-  return word;  // {high's low half, q1's, q0's}
-#else
-  return static_cast<u32>(clamp_to<u8>(q0, 255)) | static_cast<u32>(clamp_to<u8>(q1, 255)) << 8 |
-         static_cast<u32>(clamp_to<u8>(q2, 255)) << 16 |
-         static_cast<u32>(clamp_to<u8>(q3, 255)) << 24;
-#endif
-}
-
 // An integer matrix on integer samples 0..kMaxValue: the sums kept whole in T (Mid and Sum), each
 // colour finished by finish_matrix, alpha copied where the spec keeps it. Dense: S = sum W p, rows
 // of the matrix outer, columns inner. Rank one (W = column x row): m = sum column_j p (the
@@ -344,12 +327,21 @@ struct MatrixInteger {
 //   t = S * scale + bias: |t| + denominator <= 2^62 (checked)         i64, exact
 struct Matrix8 : MatrixInteger<u8, i32, 255> {
   static constexpr i64 kSumBound = 2147483647;  // |S| may reach this
-  // Four outputs as one word, byte k finish_sample(s_k): what the 8-bit kernels store, their
-  // quotients clamped and packed at once where the finish is narrow (pack_clamped).
+  // Four outputs as one word, byte k finish_sample(s_k): what the 8-bit kernels store. Where the
+  // finish is narrow a kernel clamps and packs the quotients two at a time with cvt.pack.sat
+  // (sm_72 and later), whose saturation to 0 .. 255 is finish_sample's clamp: 2.5 instructions an
+  // output where a max, a min and a byte permute each made 3.75.
   static GB_HD u32 finish_word(i32 s0, i32 s1, i32 s2, i32 s3, const Numbers& m) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 720
     if (narrow_finish(m)) {
-      return pack_clamped(quotient(s0, m), quotient(s1, m), quotient(s2, m), quotient(s3, m));
+      u32 high, word;
+      asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, 0;" : "=r"(high) : "r"(quotient(s3, m)),
+          "r"(quotient(s2, m)));
+      asm("cvt.pack.sat.u8.s32.b32 %0, %1, %2, %3;" : "=r"(word) : "r"(quotient(s1, m)),
+          "r"(quotient(s0, m)), "r"(high));  // {high's low half, s1's, s0's}
+      return word;
     }
+#endif
     return static_cast<u32>(finish_sample(s0, m)) | static_cast<u32>(finish_sample(s1, m)) << 8 |
            static_cast<u32>(finish_sample(s2, m)) << 16 | static_cast<u32>(finish_sample(s3, m)) << 24;
   }
@@ -421,14 +413,6 @@ GB_HD bool below_threshold(Sum b, Sample in, const UnsharpScale& u) {
 // multiply-add of it, c one multiply-add of the input, |z| < 2^29 (i32). floor(z / 2^16) is
 // 255 - floor((X + 2^15) / 2^16), so the output byte is byte 2 of z clamped to 0 .. 2^24 - 1,
 // inverted: a kernel packs four such bytes and inverts the word (mma_finish.cuh).
-// A whole AMOUNT n (k = n 2^16, n = 0 .. 10) gives the same output in fewer steps: with
-// floor(floor(x) / m) = floor(x / m), floor(z / 2^16) = floor(((b + 2^23) k + c 2^24) / 2^40), and
-// for k = n 2^16 that is 256 - (1 + n) in + floor((n b - 2^23 - 2^8) / 2^24), so
-//   out = clamp((1 + n) in - floor((n b + 2^23 - 2^8) / 2^24))
-// (n b + 2^23 - 2^8 > 0), whose quotient is the high word of 2^8 (n b + 2^23 - 2^8) (< 2^44, u64),
-// a wide multiply-add of the sum with its rounding 2^23 in: with the multiply-add of the input,
-// two instructions an output, clamped four at a time (pack_clamped), where the mirrored form
-// takes three and a clamp. A test holds the two forms together for every n.
 // Against the same formula in float64 with the same truncated Gaussian, an output differs by at
 // most 1/2 (the rounding) + 2^-16 (e) + 255 * 2^-17 (k's rounding) + AMOUNT * e_b, e_b the blur's
 // own error before its rounding: <= 2^-9 + 0.0039 (size + 1) levels (src/ops/weights.hpp). So it
@@ -450,22 +434,7 @@ struct Unsharp8 : Straight8 {
     const i32 z = static_cast<i32>(h + c);  // mod 2^32, exact
     return static_cast<u32>(z < 0 ? 0 : z > 0xffffff ? 0xffffff : z);
   }
-  // Whether AMOUNT is whole, so that whole_output gives the output.
-  static GB_HD_CONSTEXPR bool whole_amount(const Numbers& u) { return (u.amount & 0xffffu) == 0; }
-  // The output before its clamp to 0 .. 255, for a whole AMOUNT; rounded_b is b + 2^23, the sum
-  // with the rounding that the kernels' sums carry.
-  template <typename In>
-  static GB_HD i32 whole_output(u32 rounded_b, In in, const Numbers& u) {
-    const u32 n = static_cast<u32>(u.amount >> 16);
-    if (below_threshold<kSumBits>(rounded_b - (1u << 23), in, u)) return static_cast<i32>(in);
-    // 2^8 (n b + 2^23 - 2^8), mod 2^64 on the way (n = 0: 2^31 - 2^16)
-    const u64 t = static_cast<u64>(rounded_b) * (n << 8) + (u64{1} << 31) -
-                  (static_cast<u64>(n) << 31) - (u64{1} << 16);
-    const u32 q = static_cast<u32>(t >> 32);
-    return static_cast<i32>((1u + n) * static_cast<u32>(in) - q);
-  }
   static GB_HD Sample finish_sample(Sum b, Sample in, const Numbers& u) {
-    if (whole_amount(u)) return clamp_to<Sample>(whole_output(b + (1u << 23), in, u), 255);
     return static_cast<Sample>(255u - (mirrored(b, in, u) >> 16));
   }
   static GB_HD void finish(const Sum* b, const Sample* in, Sample* out, int channels,

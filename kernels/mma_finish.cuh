@@ -2,9 +2,8 @@
 // Straight8's horizontal sum with the rounding 2^23 already in (mma_layout.cuh's kHorizontalC or
 // rounding row), or a matrix's exact sum S (kExactSums). The Gaussian's output is b's top byte.
 // The unsharp mask's (the prelude defines GB_FINISH_NUMBERS, Unsharp8's numbers, and
-// GB_KEEP_ALPHA) is arithmetic.cuh's Unsharp8::whole_output of b and the input byte under the
-// output for a whole AMOUNT, clamped, else Unsharp8::mirrored of b - 2^23 and that byte, whose
-// byte 2 inverted is the output: each Unsharp8::finish_sample's; a matrix's (GB_FINISH_NUMBERS:
+// GB_KEEP_ALPHA) is arithmetic.cuh's Unsharp8::mirrored of b - 2^23 and the input byte under the
+// output, whose byte 2 inverted is Unsharp8::finish_sample's; a matrix's (GB_FINISH_NUMBERS:
 // Matrix8's) is Matrix8::finish_word of four S (finish_sample of each): the functions the CPU
 // twin and the other kernels store through, so every path gives the same bytes.
 //
@@ -204,33 +203,22 @@ __device__ __forceinline__ unsigned finish_word(unsigned b0, unsigned b1, unsign
   const unsigned kept = kKeepAlpha ? byte_mask(alpha) : 0u;
   return (word & ~kept) | (in & kept);
 #else
-  // The unsharp mask; alpha bytes kept take the input's. A whole AMOUNT's output
-  // (Unsharp8::whole_output) is two instructions a sample from its input byte, one wide
-  // multiply-add of b and one multiply-add, clamped four at a time (pack_clamped). Else byte 2 of
-  // each mirrored z (Unsharp8::mirrored) is 255 - out, so the word of those four bytes, inverted,
-  // is the output: a sample is four instructions (the input byte, its multiply-add, the high
-  // multiply-add, the add and clamp) and the word four more. (Clamped at once, floor(z / 2^16)
-  // would take a shift and the add of c's constant apart: more, not fewer.)
+  // The unsharp mask: byte 2 of each mirrored z (Unsharp8::mirrored) is 255 - out, so the word
+  // of those four bytes, inverted, is the output; alpha bytes kept take the input's instead. A
+  // sample is then four instructions (the input byte, its multiply-add, the high multiply-add,
+  // the clamp) and the word four more, where the output byte one by one took about eleven.
   constexpr gb_arith::UnsharpScale numbers = GB_FINISH_NUMBERS;
   const unsigned b[4] = {b0, b1, b2, b3};
-  const unsigned kept = kKeepAlpha ? byte_mask(alpha) : 0u;
-  unsigned word;
-  if constexpr (gb_arith::Unsharp8::whole_amount(numbers)) {
-    int q[4];
+  unsigned z[4];
 #pragma unroll
-    for (int k = 0; k < 4; ++k)
-      q[k] = gb_arith::Unsharp8::whole_output(b[k], __byte_perm(in, 0u, 0x4440u | k), numbers);
-    word = gb_arith::pack_clamped(q[0], q[1], q[2], q[3]);
-  } else {
-    unsigned z[4];
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-      const unsigned v = __byte_perm(in, 0u, 0x4440u | k);  // byte k of the input, alone
-      z[k] = gb_arith::Unsharp8::mirrored(b[k] - kHorizontalRound, v, numbers);
-    }
-    word = ~__byte_perm(__byte_perm(z[0], z[1], 0x0062), __byte_perm(z[2], z[3], 0x0062), 0x5410);
+  for (int k = 0; k < 4; ++k) {
+    const unsigned v = __byte_perm(in, 0u, 0x4440u | k);  // byte k of the input, alone
+    z[k] = gb_arith::Unsharp8::mirrored(b[k] - kHorizontalRound, v, numbers);
   }
-  return (word & ~kept) | (in & kept);
+  const unsigned mirrored = __byte_perm(__byte_perm(z[0], z[1], 0x0062),
+                                        __byte_perm(z[2], z[3], 0x0062), 0x5410);
+  const unsigned kept = kKeepAlpha ? byte_mask(alpha) : 0u;
+  return (~mirrored & ~kept) | (in & kept);
 #endif
 }
 

@@ -159,7 +159,7 @@ std::vector<Filter> filters() {
       unsharp(3, 0.8, 10.0, 0),
       // The narrow kernel's staged input bytes with a threshold and an amount of many bits.
       unsharp(5, 1.2, 1.7, 2.5),
-      // A whole AMOUNT (Unsharp8::whole_output's short form) with a threshold.
+      // A whole AMOUNT other than 1 with a threshold.
       unsharp(9, 2.0, 2.0, 4),
   };
 }
